@@ -1,0 +1,61 @@
+"""The `loadertune` command line: a thin typer layer over the library.
+
+Each command lives in its own module and is registered here with one line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from loadertune.errors import LoadertuneError
+
+app = typer.Typer(
+    name="loadertune",
+    help="Measure, tune and debug PyTorch DataLoader settings on your own dataset.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register() -> None:
+    """One line per command module."""
+
+
+_register()
+
+
+def main() -> None:
+    """Console entry point: one clear line for bad input, exit codes 2 / 130 / 143."""
+    from loadertune.cli.console import stderr_console
+
+    try:
+        app(standalone_mode=False)
+    except LoadertuneError as err:
+        stderr_console().print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        stderr_console().print("[yellow]interrupted[/]")
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as err:  # click usage errors and anything unexpected
+        import click
+
+        if isinstance(err, click.exceptions.ClickException):
+            err.show()
+            sys.exit(err.exit_code)
+        if isinstance(err, click.exceptions.Abort):
+            sys.exit(130)
+        if os.environ.get("LOADERTUNE_DEBUG"):
+            raise
+        stderr_console().print(
+            f"[bold red]internal error:[/] {type(err).__name__}: {err} "
+            "(set LOADERTUNE_DEBUG=1 for the traceback, and please report it)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(1)

@@ -1,0 +1,170 @@
+"""Facts about this machine that decide how many DataLoader workers can run."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import shutil
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+@dataclass(frozen=True)
+class MachineInfo:
+    """What the machine offers a DataLoader; every field is measured, not assumed."""
+
+    hostname: str
+    platform: str
+    python: str
+    torch: str
+    cpu_model: str
+    logical_cpus: int
+    physical_cpus: int | None
+    affinity_cpus: int
+    cgroup_cpu_quota: float | None
+    usable_cpus: float
+    memory_total: int
+    memory_available: int
+    shm_total: int | None
+    shm_free: int | None
+    start_method: str
+    accelerator: str | None
+    local_world_size: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The fields that make measurements comparable across runs."""
+        keys = ("cpu_model", "logical_cpus", "usable_cpus", "memory_total", "torch",
+                "start_method", "accelerator")
+        return {k: getattr(self, k) for k in keys}
+
+
+def parse_cgroup_v2_cpu_max(text: str) -> float | None:
+    """CPUs allowed by a cgroup v2 ``cpu.max`` line (``"max 100000"`` means no limit)."""
+    fields = text.split()
+    if len(fields) != 2 or fields[0] == "max":
+        return None
+    quota, period = int(fields[0]), int(fields[1])
+    return quota / period if period > 0 else None
+
+
+def parse_cgroup_v1_quota(quota_text: str, period_text: str) -> float | None:
+    """CPUs allowed by cgroup v1 ``cpu.cfs_quota_us``/``cpu.cfs_period_us`` (-1: no limit)."""
+    quota, period = int(quota_text.strip()), int(period_text.strip())
+    if quota <= 0 or period <= 0:
+        return None
+    return quota / period
+
+
+def cgroup_cpu_quota(root: Path = CGROUP_ROOT) -> float | None:
+    """The CPU quota of this process's cgroup in CPUs, or None when there is none."""
+    try:
+        v2 = root / "cpu.max"
+        if v2.exists():
+            return parse_cgroup_v2_cpu_max(v2.read_text())
+        quota = root / "cpu" / "cpu.cfs_quota_us"
+        period = root / "cpu" / "cpu.cfs_period_us"
+        if quota.exists() and period.exists():
+            return parse_cgroup_v1_quota(quota.read_text(), period.read_text())
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def affinity_cpus() -> int:
+    """CPUs this process may run on (``sched_getaffinity``), falling back to the count."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def usable_cpus(affinity: int, quota: float | None, local_world_size: int = 1) -> float:
+    """CPUs one process may use: affinity capped by the cgroup quota, shared by local ranks."""
+    cpus = float(affinity) if quota is None else min(float(affinity), quota)
+    return max(cpus / max(local_world_size, 1), 0.0)
+
+
+def cpu_model() -> str:
+    """The CPU's model name, as the OS reports it."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def shm_usage(path: str = "/dev/shm") -> tuple[int | None, int | None]:
+    """Total and free bytes of the shared-memory filesystem, or (None, None) without one."""
+    try:
+        usage = shutil.disk_usage(path)
+    except OSError:
+        return None, None
+    return usage.total, usage.free
+
+
+def accelerator() -> str | None:
+    """The accelerator torch would pin memory for ("cuda", "xpu", "mps"), or None."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    acc = getattr(torch, "accelerator", None)
+    if acc is not None and acc.is_available():
+        current = acc.current_accelerator()
+        return str(current.type) if current is not None else None
+    return None
+
+
+def local_world_size() -> int:
+    """How many ranks share this machine (torchrun's LOCAL_WORLD_SIZE), 1 outside torchrun."""
+    try:
+        return max(int(os.environ.get("LOCAL_WORLD_SIZE", "1")), 1)
+    except ValueError:
+        return 1
+
+
+def collect() -> MachineInfo:
+    """Measure this machine now."""
+    import torch
+    import torch.multiprocessing
+
+    quota = cgroup_cpu_quota()
+    affinity = affinity_cpus()
+    lws = local_world_size()
+    mem = psutil.virtual_memory()
+    shm_total, shm_free = shm_usage()
+    return MachineInfo(
+        hostname=platform.node(),
+        platform=f"{platform.system()} {platform.release()} {platform.machine()}",
+        python=sys.version.split()[0],
+        torch=torch.__version__,
+        cpu_model=cpu_model(),
+        logical_cpus=os.cpu_count() or 1,
+        physical_cpus=psutil.cpu_count(logical=False),
+        affinity_cpus=affinity,
+        cgroup_cpu_quota=quota,
+        usable_cpus=usable_cpus(affinity, quota, lws),
+        memory_total=mem.total,
+        memory_available=mem.available,
+        shm_total=shm_total,
+        shm_free=shm_free,
+        start_method=torch.multiprocessing.get_start_method(allow_none=False),
+        accelerator=accelerator(),
+        local_world_size=lws,
+    )
+
+
+def usable_cpus_int(info: MachineInfo) -> int:
+    """Whole CPUs available to this process, at least 1."""
+    return max(1, math.floor(info.usable_cpus + 1e-9))

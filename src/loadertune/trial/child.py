@@ -1,0 +1,202 @@
+"""The trial process: builds the DataLoader, consumes batches, reports events to the parent.
+
+Run as ``python -m loadertune.trial.child EVENT_FD`` with a pickled `TrialJob` on stdin, in a
+session of its own so that the parent can kill it and every worker with one signal.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+from loadertune.trial.classify import INDEX_NOTE, classify
+from loadertune.trial.consumer import make_step
+from loadertune.trial.job import EventWriter, TrialJob
+from loadertune.trial.stats import median, relative_spread, window_rates
+
+PROGRESS_EVERY_S = 0.2
+
+
+class IndexTagged:
+    """Wraps a map-style dataset so an exception names the index that raised it."""
+
+    def __init__(self, dataset: Any) -> None:
+        self.dataset = dataset
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def __getitem__(self, index: Any) -> Any:
+        try:
+            return self.dataset[index]
+        except Exception as err:
+            err.add_note(f"{INDEX_NOTE}{index}")
+            raise
+
+    def __getitems__(self, indices: list[Any]) -> list[Any]:
+        inner = getattr(self.dataset, "__getitems__", None)
+        if inner is None:
+            return [self[i] for i in indices]
+        return inner(indices)
+
+
+def watch_parent(parent: int) -> None:
+    """Kill this process group when the parent disappears (no orphans after a crash)."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os.killpg(0, signal.SIGKILL)
+
+
+def batch_length(batch: Any, default: int) -> int:
+    """Samples in a collated batch: the leading size of its first tensor or array."""
+    import torch
+
+    stack = [batch]
+    while stack:
+        item = stack.pop(0)
+        if isinstance(item, torch.Tensor):
+            return int(item.shape[0]) if item.dim() > 0 else 1
+        shape = getattr(item, "shape", None)
+        if shape is not None and len(shape) > 0:
+            return int(shape[0])
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            if item and not isinstance(item[0], (list, tuple, dict)) and \
+                    getattr(item[0], "shape", None) is None:
+                return len(item)
+            stack.extend(item)
+    return default
+
+
+def load(job: TrialJob) -> tuple[Any, Any, Any]:
+    """The dataset, collate_fn and user step of ``job``."""
+    sys.path[:] = job.sys_path
+    if job.preparation:
+        import multiprocessing.spawn
+
+        multiprocessing.spawn.prepare(job.preparation)
+    if job.spec is not None:
+        from loadertune.dataset_spec import load_dataset
+
+        loaded = load_dataset(job.spec)
+        dataset, collate_fn, step = loaded.dataset, loaded.collate_fn, None
+    else:
+        dataset, collate_fn, step = pickle.loads(job.payload or b"")
+    if job.step_spec is not None:
+        from loadertune.dataset_spec import import_target, resolve_attr, split_spec
+
+        target, attr = split_spec(job.step_spec)
+        step = resolve_attr(import_target(target), attr, job.step_spec)
+    return dataset, collate_fn, step
+
+
+def measure(job: TrialJob, events: EventWriter) -> None:
+    """Iterate the loader until warm-up and enough steady windows are timed; report them."""
+    from torch.utils.data import DataLoader
+
+    from loadertune.dataset_spec import is_iterable_dataset
+
+    dataset, collate_fn, user_step = load(job)
+    config, plan = job.config, job.plan
+    if not is_iterable_dataset(dataset):
+        dataset = IndexTagged(dataset)
+    step = make_step(plan.step_ms, plan.step_kind, user_step)
+    kwargs = config.to_kwargs()
+    if collate_fn is not None:
+        kwargs["collate_fn"] = collate_fn
+    loader = DataLoader(dataset, shuffle=False, **kwargs)
+    warmup = plan.warmup_for(config)
+    needed = warmup + plan.batches * plan.repeats
+    most = warmup + plan.batches * max(plan.max_repeats, plan.repeats)
+    events.send("ready", t=time.monotonic(), pid=os.getpid(), warmup=warmup)
+
+    times: list[float] = []
+    sizes: list[int] = []
+    epoch_starts: list[float] = []
+    worker_pids: dict[int, int] = {}
+    next_progress = 0.0
+    rates: list[float] = []
+    iterator = None
+    try:
+        while len(times) < needed:
+            started = time.monotonic()
+            iterator = iter(loader)
+            pids = [w.pid for w in getattr(iterator, "_workers", [])]
+            worker_pids.update({pid: i for i, pid in enumerate(pids)})
+            events.send("workers", pids=pids, t=started)
+            before = len(times)
+            for batch in iterator:
+                now = time.monotonic()
+                if len(times) == before:
+                    epoch_starts.append(now - started)
+                    if before == 0:
+                        events.send("first_batch", t=now, seconds=now - started)
+                times.append(now)
+                sizes.append(batch_length(batch, config.batch_size))
+                if len(times) == warmup:
+                    events.send("warm", t=now)
+                if step is not None:
+                    step(batch)
+                if now >= next_progress:
+                    events.send("progress", batches=len(times), needed=needed, t=now)
+                    next_progress = now + PROGRESS_EVERY_S
+                if len(times) >= needed:
+                    rates = window_rates(times, sizes, warmup, plan.batches)
+                    if relative_spread(rates) <= plan.spread_limit or needed >= most:
+                        break
+                    needed += plan.batches
+            if len(times) == before:
+                events.send("failure", kind="no_data",
+                            message="the dataset yielded no batch in an epoch"
+                                    + (" (is it empty?)" if before == 0 else ""))
+                return
+            if len(times) < needed:
+                iterator = None  # epoch over: shut its workers down before the next one
+    except Exception as err:
+        failure = classify(err, worker_pids)
+        events.send("failure", **failure.to_dict())
+        return
+    samples = sum(sizes[warmup:])
+    rate = median(rates)
+    events.send(
+        "done",
+        t=times[-1],
+        rates=rates,
+        samples_per_s=rate,
+        batches_per_s=rate * (len(times) - warmup) / samples if samples else None,
+        spread=relative_spread(rates),
+        first_batch_s=epoch_starts[0],
+        epoch_start_s=median(epoch_starts[1:]) if len(epoch_starts) > 1 else None,
+        batches=len(times),
+        samples=samples,
+        remeasured=len(rates) > plan.repeats,
+        worker_pids={str(pid): wid for pid, wid in worker_pids.items()},
+    )
+    del iterator  # workers shut down after the parent has the numbers
+
+
+def main() -> None:
+    events = EventWriter(int(sys.argv[1]))
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    try:
+        job: TrialJob = pickle.load(sys.stdin.buffer)
+    except Exception as err:
+        events.send("failure", kind="crashed", message=f"could not read the trial job: {err}")
+        sys.exit(1)
+    try:
+        measure(job, events)
+    except Exception as err:  # loading the dataset or building the loader failed
+        failure = classify(err, {})
+        events.send("failure", **failure.to_dict())
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""What the parent sends a trial process, and the events the trial process sends back."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from loadertune.config import LoaderConfig
+from loadertune.trial.plan import TrialPlan
+
+
+@dataclass
+class TrialJob:
+    """Everything a fresh interpreter needs to run one trial.
+
+    The dataset comes either as a spec string (imported again in the child, so it is built
+    there exactly as the user's script builds it) or as pickled bytes of
+    ``(dataset, collate_fn, step)``; ``preparation`` is multiprocessing's description of the
+    parent's ``__main__`` so classes defined in a user's script unpickle as under spawn.
+    """
+
+    config: LoaderConfig
+    plan: TrialPlan
+    spec: str | None
+    payload: bytes | None
+    sys_path: list[str]
+    preparation: dict[str, Any] | None
+    step_spec: str | None = None
+
+
+class EventWriter:
+    """Writes one JSON object per line to a pipe; a vanished reader ends the process."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, event: str, **fields: Any) -> None:
+        line = json.dumps({"e": event, **fields}, default=str) + "\n"
+        data = line.encode()
+        try:
+            while data:
+                written = os.write(self.fd, data)
+                data = data[written:]
+        except (BrokenPipeError, OSError):
+            os._exit(3)
+
+
+class EventReader:
+    """Splits bytes read from the event pipe into decoded events."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        events = []
+        for line in lines:
+            if line.strip():
+                try:
+                    events.append(json.loads(line))
+                except ValueError:
+                    continue
+        return events

@@ -1,0 +1,206 @@
+"""Run one config in an isolated trial process and turn what it reports into a TrialResult."""
+
+from __future__ import annotations
+
+import multiprocessing.spawn
+import os
+import pickle
+import select
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from loadertune.config import LoaderConfig
+from loadertune.results import TrialFailure, TrialResult
+from loadertune.trial.classify import signal_name
+from loadertune.trial.job import EventReader, TrialJob
+from loadertune.trial.memory import MemoryPeaks
+from loadertune.trial.plan import TrialPlan
+from loadertune.trial.process import TrialProcess
+from loadertune.trial.sampler import TreeSampler, cpu_used_since
+
+EXIT_GRACE_S = 3.0
+OUTPUT_KEEP = 16_000
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class DatasetSource:
+    """Where a trial gets its dataset: a spec string (re-imported) or a picklable object."""
+
+    spec: str | None = None
+    dataset: Any = None
+    collate_fn: Any = None
+    step: Callable[[Any], Any] | None = None
+    step_spec: str | None = None
+
+    def job(self, config: LoaderConfig, plan: TrialPlan) -> TrialJob:
+        if self.spec is not None:
+            return TrialJob(config, plan, self.spec, None, list(sys.path), None, self.step_spec)
+        payload = pickle.dumps((self.dataset, self.collate_fn, self.step))
+        preparation = multiprocessing.spawn.get_preparation_data("loadertune-trial")
+        return TrialJob(config, plan, None, payload, list(sys.path), preparation,
+                        self.step_spec)
+
+
+def run_trial(source: DatasetSource, config: LoaderConfig, plan: TrialPlan,
+              progress: Progress | None = None) -> TrialResult:
+    """Measure ``config`` in a fresh process; any failure comes back as ``result.failure``."""
+    job_bytes = pickle.dumps(source.job(config, plan))
+    started = time.monotonic()
+    with TrialProcess(job_bytes) as proc:
+        result = _Observer(proc, config, plan, progress).run()
+    result.wall_s = time.monotonic() - started
+    return result
+
+
+class _Observer:
+    """Reads the trial's events and output, samples its tree, enforces time and memory."""
+
+    def __init__(self, proc: TrialProcess, config: LoaderConfig, plan: TrialPlan,
+                 progress: Progress | None) -> None:
+        self.proc = proc
+        self.config = config
+        self.plan = plan
+        self.progress = progress
+        self.sampler = TreeSampler(proc.pid)
+        self.peaks = MemoryPeaks(main_pid=proc.pid)
+        self.reader = EventReader()
+        self.output = bytearray()
+        self.done: dict[str, Any] | None = None
+        self.failure: TrialFailure | None = None
+        self.cpu_warm: dict[int, float] | None = None
+        self.t_warm: float | None = None
+        self.batches_seen = 0
+        self.t_end: float | None = None
+
+    def run(self) -> TrialResult:
+        plan = self.plan
+        deadline = time.monotonic() + plan.timeout_s
+        next_sample = last_full = 0.0
+        open_fds = {self.proc.event_fd, self.proc.output_fd}
+        while self.done is None and self.failure is None:
+            now = time.monotonic()
+            wait = max(0.0, min(next_sample, deadline) - now)
+            ready, _, _ = select.select(list(open_fds), [], [], wait) if open_fds else ([], [], [])
+            for fd in ready:
+                data = os.read(fd, 65536)
+                if not data:
+                    open_fds.discard(fd)
+                elif fd == self.proc.event_fd:
+                    for event in self.reader.feed(data):
+                        self._on_event(event)
+                else:
+                    self.output += data
+                    del self.output[:-OUTPUT_KEEP]
+            now = time.monotonic()
+            if now >= next_sample:
+                full = now - last_full >= plan.full_sample_interval_s
+                last_full = now if full else last_full
+                self._sample(full)
+                next_sample = now + plan.sample_interval_s
+            if self.failure is not None or self.done is not None:
+                break
+            if not open_fds and self.proc.proc.poll() is not None:
+                self.failure = self._exit_failure()
+            elif now >= deadline:
+                self.failure = TrialFailure(
+                    "timeout",
+                    f"no result within the {plan.timeout_s:g} s limit "
+                    f"({self.batches_seen} batches arrived); the process tree was killed",
+                    detail=self._output_tail())
+            elif not open_fds:
+                time.sleep(0.01)
+        if self.done is not None:
+            self._sample(True)
+            self.t_end = time.monotonic()
+            self.proc.wait_exit(EXIT_GRACE_S)
+        return self._result()
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("e")
+        if kind == "workers":
+            pids = event.get("pids") or []
+            self.peaks.worker_ids.update({pid: i for i, pid in enumerate(pids)})
+        elif kind == "warm":
+            self._sample(True)
+            self.cpu_warm = self.sampler.cpu_snapshot()
+            self.t_warm = time.monotonic()
+        elif kind == "progress":
+            self.batches_seen = int(event.get("batches", 0))
+            if self.progress is not None:
+                self.progress(self.batches_seen, int(event.get("needed", 0)))
+        elif kind == "done":
+            self.done = event
+        elif kind == "failure":
+            fields = {k: event.get(k) for k in
+                      ("kind", "message", "detail", "worker_id", "signal", "index")}
+            fields["detail"] = (fields.get("detail") or "") + self._output_tail()
+            self.failure = TrialFailure(**{k: v for k, v in fields.items() if v is not None})
+
+    def _sample(self, full: bool) -> None:
+        sample = self.sampler.sample(full)
+        self.proc.known_pids.update(sample.memory)
+        limit = self.plan.memory_limit
+        if limit is not None and not full and sample.total_rss() > limit:
+            sample = self.sampler.sample(True)  # RSS double-counts shared pages: check PSS
+        self.peaks.add(sample)
+        if limit is None or self.failure is not None:
+            return
+        used = sample.total_pss() if sample.full else None
+        if used is None:
+            used = sample.total_rss() if not sample.full or sample.total_pss() is None else 0
+        if used > limit:
+            self.failure = TrialFailure(
+                "memory_limit",
+                f"stopped at {used / 2**30:.2f} GiB of the {limit / 2**30:.2f} GiB memory budget",
+                detail=self._output_tail())
+
+    def _exit_failure(self) -> TrialFailure:
+        code = self.proc.proc.returncode
+        tail = self._output_tail()
+        if code is not None and code < 0:
+            sig = -code
+            hint = " (the kernel's OOM killer sends this when memory runs out)" if sig == 9 else ""
+            return TrialFailure("crashed", f"trial process killed by signal {sig} "
+                                f"({signal_name(sig)}){hint}", detail=tail, signal=sig)
+        last = tail.strip().splitlines()[-1] if tail.strip() else "no output"
+        return TrialFailure("crashed", f"trial process exited with code {code}: {last}",
+                            detail=tail)
+
+    def _output_tail(self) -> str:
+        text = self.output.decode("utf-8", "replace")
+        return f"\n--- trial output ---\n{text[-4000:]}" if text.strip() else ""
+
+    def _result(self) -> TrialResult:
+        memory = self.peaks.result()
+        result = TrialResult(config=self.config, memory=memory, failure=self.failure)
+        if self.done is None:
+            result.batches = self.batches_seen
+            return result
+        d = self.done
+        result.samples_per_s = d.get("samples_per_s")
+        result.batches_per_s = d.get("batches_per_s")
+        result.spread = d.get("spread")
+        result.repeats = list(d.get("rates") or [])
+        result.first_batch_s = d.get("first_batch_s")
+        result.epoch_start_s = d.get("epoch_start_s")
+        result.batches = int(d.get("batches", 0))
+        result.samples = int(d.get("samples", 0))
+        result.remeasured = bool(d.get("remeasured"))
+        self._cpu(result, self.t_end or time.monotonic())
+        return result
+
+    def _cpu(self, result: TrialResult, t_end: float) -> None:
+        if self.cpu_warm is None or self.t_warm is None:
+            return
+        elapsed = max(t_end - self.t_warm, 1e-6)
+        after = self.sampler.cpu_snapshot()
+        workers = set(self.peaks.worker_ids)
+        main = {self.proc.pid}
+        result.cpu_percent = 100 * cpu_used_since(self.cpu_warm, after) / elapsed
+        result.cpu_percent_main = 100 * cpu_used_since(self.cpu_warm, after, main) / elapsed
+        result.cpu_percent_workers = 100 * cpu_used_since(self.cpu_warm, after, workers) / elapsed
