@@ -23,6 +23,10 @@ app = typer.Typer(
 
 def _register() -> None:
     """One line per command module."""
+    from loadertune.cli import bench, demo
+
+    app.command("bench")(bench.bench)
+    app.command("demo")(demo.demo)
 
 
 _register()

@@ -113,8 +113,9 @@ def measure(job: TrialJob, events: EventWriter) -> None:
         kwargs["collate_fn"] = collate_fn
     loader = DataLoader(dataset, shuffle=False, **kwargs)
     warmup = plan.warmup_for(config)
-    needed = warmup + plan.batches * plan.repeats
-    most = warmup + plan.batches * max(plan.max_repeats, plan.repeats)
+    window = plan.window_for(config)
+    needed = warmup + window * plan.repeats
+    most = warmup + window * max(plan.max_repeats, plan.repeats)
     events.send("ready", t=time.monotonic(), pid=os.getpid(), warmup=warmup)
 
     times: list[float] = []
@@ -148,10 +149,10 @@ def measure(job: TrialJob, events: EventWriter) -> None:
                     events.send("progress", batches=len(times), needed=needed, t=now)
                     next_progress = now + PROGRESS_EVERY_S
                 if len(times) >= needed:
-                    rates = window_rates(times, sizes, warmup, plan.batches)
+                    rates = window_rates(times, sizes, warmup, window)
                     if relative_spread(rates) <= plan.spread_limit or needed >= most:
                         break
-                    needed += plan.batches
+                    needed += window
             if len(times) == before:
                 events.send("failure", kind="no_data",
                             message="the dataset yielded no batch in an epoch"

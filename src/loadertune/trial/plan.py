@@ -16,7 +16,8 @@ class TrialPlan:
     """Measurement protocol and limits for a trial.
 
     ``warmup`` batches (auto: every worker's prefetched batches plus two) are excluded; then
-    ``repeats`` windows of ``batches`` batches each are timed. When their spread exceeds
+    ``repeats`` windows of ``batches`` batches each (more with many workers, see
+    `window_for`) are timed. When their spread exceeds
     ``spread_limit`` the trial measures more windows, up to ``max_repeats``.
     """
 
@@ -55,6 +56,11 @@ class TrialPlan:
         if self.warmup is not None:
             return self.warmup
         return config.num_workers * config.effective_prefetch + 2
+
+    def window_for(self, config: LoaderConfig) -> int:
+        """Batches per timed window: at least twice what the workers hold in flight, so a
+        window never just drains the prefetch buffer."""
+        return max(self.batches, 2 * config.num_workers * config.effective_prefetch)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,0 +1,64 @@
+"""`bench`: sweep a grid of DataLoader settings over a dataset, each in an isolated trial."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from loadertune import machine as machine_facts
+from loadertune.config import LoaderConfig
+from loadertune.dataset_spec import LoadedDataset, is_dataset
+from loadertune.errors import DatasetSpecError
+from loadertune.machine import MachineInfo
+from loadertune.preflight import preflight
+from loadertune.sweep import BatchProgress, Grid, SweepResult, TrialDone, TrialStart, run_sweep
+from loadertune.trial import DatasetSource, TrialPlan
+
+DEFAULT_MEMORY_FRACTION = 0.8
+
+
+def default_workers(machine: MachineInfo) -> tuple[int, ...]:
+    """0 up to twice the usable CPUs (latency-bound datasets gain past the core count)."""
+    return tuple(range(0, max(2, round(2 * machine.usable_cpus)) + 1))
+
+
+def source_for(dataset: Any, collate_fn: Any = None,
+               step: Callable[[Any], Any] | None = None) -> tuple[DatasetSource, LoadedDataset]:
+    """A trial source and a loaded view for a spec string, a LoadedDataset or a dataset."""
+    if isinstance(dataset, str):
+        from loadertune.dataset_spec import load_dataset
+
+        loaded = load_dataset(dataset)
+        return DatasetSource(spec=dataset, step=step), loaded
+    if isinstance(dataset, LoadedDataset):
+        loaded = dataset
+    else:
+        if not is_dataset(dataset):
+            raise DatasetSpecError(f"{type(dataset).__name__} is not a Dataset")
+        loaded = LoadedDataset(dataset=dataset, collate_fn=collate_fn, spec=None)
+    if loaded.spec is not None and step is None:
+        return DatasetSource(spec=loaded.spec), loaded
+    return DatasetSource(dataset=loaded.dataset, collate_fn=loaded.collate_fn, step=step), loaded
+
+
+def bench(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *,
+          collate_fn: Any = None, step: Callable[[Any], Any] | None = None,
+          machine: MachineInfo | None = None, on_start: TrialStart | None = None,
+          on_batches: BatchProgress | None = None,
+          on_done: TrialDone | None = None) -> SweepResult:
+    """Measure every config of ``grid`` on ``dataset`` (a spec string or a Dataset object).
+
+    The memory limit of each trial defaults to 80 % of the memory available now.
+    """
+    machine = machine or machine_facts.collect()
+    if plan is None:
+        plan = TrialPlan()
+    if plan.memory_limit is None:
+        from dataclasses import replace
+
+        plan = replace(plan, memory_limit=int(machine.memory_available * DEFAULT_MEMORY_FRACTION))
+    source, loaded = source_for(dataset, collate_fn, step)
+    configs: list[LoaderConfig] = grid.configs()
+    preflight(loaded, configs, machine)
+    return run_sweep(source, configs, plan, machine, loaded.describe(), on_start=on_start,
+                     on_batches=on_batches, on_done=on_done)

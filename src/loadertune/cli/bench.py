@@ -1,0 +1,143 @@
+"""`loadertune bench`: measured sweep, shown as a table, a PNG plot and JSON."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from loadertune import machine as machine_facts
+from loadertune.bench import bench as run_bench
+from loadertune.bench import default_workers
+from loadertune.cli.console import stdout_console
+from loadertune.cli.progress import SweepProgress
+from loadertune.config import START_METHODS
+from loadertune.errors import ConfigError
+from loadertune.interrupts import Terminated, sigterm_as_interrupt
+from loadertune.machine import MachineInfo
+from loadertune.report.jsonio import write_json
+from loadertune.report.plot import plot_sweep
+from loadertune.report.table import recommendation, sweep_table
+from loadertune.sweep import Grid, SweepResult
+from loadertune.trial import TrialPlan
+from loadertune.units import parse_choice_list, parse_duration, parse_int_list, parse_size
+
+ON_OFF = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False}
+
+
+def build_grid(batch_size: int, workers: str | None, prefetch: str, pin_memory: str,
+               persistent: str, start_method: str | None, machine: MachineInfo) -> Grid:
+    """Parse the sweep options into a Grid (raising ConfigError on bad values)."""
+    if batch_size <= 0:
+        raise ConfigError(f"--batch-size must be >= 1, got {batch_size}")
+    worker_counts = (parse_int_list(workers, "--workers") if workers
+                     else list(default_workers(machine)))
+    prefetches = parse_int_list(prefetch, "--prefetch")
+    if 0 in prefetches:
+        raise ConfigError("--prefetch values must be >= 1")
+    pin_choices: dict[str, object] = {**ON_OFF, "both": "both",
+                                      "auto": machine.accelerator is not None}
+    pins: list[bool] = []
+    for value in parse_choice_list(pin_memory, "--pin-memory", pin_choices):
+        pins.extend([False, True] if value == "both" else [bool(value)])
+    persist: list[bool] = []
+    for value in parse_choice_list(persistent, "--persistent", {**ON_OFF, "both": "both"}):
+        persist.extend([True, False] if value == "both" else [bool(value)])
+    methods: list[str | None] = [None]
+    if start_method:
+        methods = [str(m) for m in parse_choice_list(start_method, "--start-method",
+                                                     {m: m for m in START_METHODS})]
+    return Grid(batch_size=batch_size, workers=tuple(worker_counts), prefetch=tuple(prefetches),
+                pin_memory=tuple(dict.fromkeys(pins)), persistent=tuple(dict.fromkeys(persist)),
+                start_methods=tuple(methods))
+
+
+def default_paths(out: Path, stem: str, json_path: Path | None,
+                  plot_path: Path | None) -> tuple[Path, Path]:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return (json_path or out / f"{stem}-{stamp}.json", plot_path or out / f"{stem}-{stamp}.png")
+
+
+def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
+    """Print the table and recommendation, write JSON and PNG, say where they went."""
+    console = stdout_console()
+    console.print(sweep_table(sweep))
+    best = recommendation(sweep)
+    if best:
+        console.print(f"[bold]best:[/] {best}")
+    for r in sweep.failed():
+        if r.failure and r.failure.kind not in ("skipped",):
+            console.print(f"[red]{r.config.label()}[/]: {r.failure.kind}: {r.failure.message}",
+                          soft_wrap=True)
+    write_json(json_path, sweep.to_dict())
+    written = [f"JSON {json_path}"]
+    if sweep.ok():
+        plot_sweep(sweep, plot_path)
+        written.append(f"plot {plot_path}")
+    console.print("wrote " + ", ".join(written), soft_wrap=True)
+
+
+def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan,
+                      machine: MachineInfo) -> tuple[SweepResult, BaseException | None]:
+    """Run the sweep behind a progress display; return it and the interrupt, if any."""
+    console = stdout_console()
+    configs = grid.configs()
+    console.print(f"[bold]loadertune bench[/] {dataset}: {len(configs)} configs, "
+                  f"batch size {grid.batch_size}, {machine.usable_cpus:g} usable CPUs",
+                  soft_wrap=True)
+    stop: BaseException | None = None
+    with sigterm_as_interrupt(), SweepProgress(console, len(configs)) as progress:
+        sweep = run_bench(dataset, grid, plan, machine=machine, on_start=progress.on_start,
+                          on_batches=progress.on_batches, on_done=progress.on_done)
+    if sweep.interrupted:
+        stop = sweep.interrupt or KeyboardInterrupt()
+        console.print("[yellow]interrupted: keeping the configs measured so far[/]")
+    return sweep, stop
+
+
+def bench(
+    dataset: Annotated[str, typer.Argument(help="module:attr or path/script.py:attr naming a "
+                                           "Dataset or a zero-argument factory")],
+    batch_size: Annotated[int, typer.Option("--batch-size", "-b", help="Batch size.")] = 32,
+    workers: Annotated[str | None, typer.Option(
+        help="num_workers to try: 0-8, 0,2,4 or 0-16:4 [default: 0 to 2 × usable CPUs]")] = None,
+    prefetch: Annotated[str, typer.Option(help="prefetch_factor values, e.g. 2,4")] = "2",
+    pin_memory: Annotated[str, typer.Option(
+        help="auto (on with an accelerator), on, off or both")] = "auto",
+    persistent: Annotated[str, typer.Option(help="persistent_workers: on, off or both")] = "on",
+    start_method: Annotated[str | None, typer.Option(
+        help="fork, spawn, forkserver or a comma list [default: the platform's]")] = None,
+    batches: Annotated[int, typer.Option(help="Batches per timed window.")] = 20,
+    repeats: Annotated[int, typer.Option(help="Timed windows per config (median reported).")] = 3,
+    warmup: Annotated[int | None, typer.Option(
+        help="Warm-up batches [default: workers × prefetch + 2]")] = None,
+    step_ms: Annotated[float, typer.Option(help="Simulated training step per batch, ms.")] = 0.0,
+    step_kind: Annotated[str, typer.Option(help="cpu (busy) or sleep")] = "cpu",
+    timeout: Annotated[str, typer.Option(help="Time limit per config, e.g. 120s or 5m.")] = "120s",
+    memory_limit: Annotated[str, typer.Option(
+        help="Memory budget per config: 8GiB or a % of available memory.")] = "80%",
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write JSON here.")] = None,
+    plot_path: Annotated[Path | None, typer.Option("--plot", help="Write the PNG here.")] = None,
+    out: Annotated[Path, typer.Option(help="Folder for JSON/PNG not named otherwise.")] = Path(
+        "loadertune-out"),
+    strict: Annotated[bool, typer.Option(help="Exit 1 if any config failed.")] = False,
+) -> None:
+    """Measure DataLoader settings on your dataset: throughput, first batch, memory, CPU."""
+    machine = machine_facts.collect()
+    grid = build_grid(batch_size, workers, prefetch, pin_memory, persistent, start_method,
+                      machine)
+    plan = TrialPlan(batches=batches, repeats=repeats, warmup=warmup, step_ms=step_ms,
+                     step_kind=step_kind, timeout_s=parse_duration(timeout),
+                     memory_limit=parse_size(memory_limit, of=machine.memory_available))
+    json_file, plot_file = default_paths(out, "bench", json_path, plot_path)
+    sweep, stop = run_with_progress(dataset, grid, plan, machine)
+    show_and_save(sweep, json_file, plot_file)
+    if stop is not None:
+        sys.exit(143 if isinstance(stop, Terminated) else 130)
+    if not sweep.ok():
+        raise typer.Exit(1)
+    if strict and sweep.failed():
+        raise typer.Exit(1)

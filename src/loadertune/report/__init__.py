@@ -1,0 +1,1 @@
+"""Rendering of results: rich tables, matplotlib plots, JSON files."""
