@@ -10,8 +10,7 @@ from typing import Annotated
 import typer
 
 from loadertune import machine as machine_facts
-from loadertune.bench import bench as run_bench
-from loadertune.bench import default_workers
+from loadertune.bench import default_workers, prepare
 from loadertune.cli.console import stdout_console
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import START_METHODS
@@ -82,16 +81,19 @@ def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
 
 def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan,
                       machine: MachineInfo) -> tuple[SweepResult, BaseException | None]:
-    """Run the sweep behind a progress display; return it and the interrupt, if any."""
+    """Check the input, then run the sweep behind a progress display.
+
+    Returns the sweep and the interrupt (Ctrl-C or SIGTERM) that stopped it, if any.
+    """
     console = stdout_console()
-    configs = grid.configs()
-    console.print(f"[bold]loadertune bench[/] {dataset}: {len(configs)} configs, "
-                  f"batch size {grid.batch_size}, {machine.usable_cpus:g} usable CPUs",
-                  soft_wrap=True)
+    prepared = prepare(dataset, grid, plan, machine=machine)
+    console.print(f"[bold]loadertune bench[/] {prepared.loaded.describe()}: "
+                  f"{len(prepared.configs)} configs, batch size {grid.batch_size}, "
+                  f"{machine.usable_cpus:g} usable CPUs", soft_wrap=True)
+    with sigterm_as_interrupt(), SweepProgress(console, len(prepared.configs)) as progress:
+        sweep = prepared.run(on_start=progress.on_start, on_batches=progress.on_batches,
+                             on_done=progress.on_done)
     stop: BaseException | None = None
-    with sigterm_as_interrupt(), SweepProgress(console, len(configs)) as progress:
-        sweep = run_bench(dataset, grid, plan, machine=machine, on_start=progress.on_start,
-                          on_batches=progress.on_batches, on_done=progress.on_done)
     if sweep.interrupted:
         stop = sweep.interrupt or KeyboardInterrupt()
         console.print("[yellow]interrupted: keeping the configs measured so far[/]")

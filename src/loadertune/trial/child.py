@@ -75,6 +75,21 @@ def batch_length(batch: Any, default: int) -> int:
     return default
 
 
+def worker_exits(iterator: Any, settle_s: float = 0.5) -> dict[int, int]:
+    """Exit codes of the iterator's workers that have ended (negative: killed by a signal)."""
+    workers = list(getattr(iterator, "_workers", []) or [])
+    deadline = time.monotonic() + settle_s
+    exits: dict[int, int] = {}
+    while True:
+        for wid, proc in enumerate(workers):
+            code = proc.exitcode
+            if code is not None and code != 0:
+                exits[wid] = code
+        if exits or time.monotonic() >= deadline:
+            return exits
+        time.sleep(0.05)
+
+
 def load(job: TrialJob) -> tuple[Any, Any, Any]:
     """The dataset, collate_fn and user step of ``job``."""
     sys.path[:] = job.sys_path
@@ -161,7 +176,7 @@ def measure(job: TrialJob, events: EventWriter) -> None:
             if len(times) < needed:
                 iterator = None  # epoch over: shut its workers down before the next one
     except Exception as err:
-        failure = classify(err, worker_pids)
+        failure = classify(err, worker_pids, worker_exits(iterator))
         events.send("failure", **failure.to_dict())
         return
     samples = sum(sizes[warmup:])
