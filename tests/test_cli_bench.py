@@ -60,7 +60,18 @@ def test_partial_failure_exits_0_unless_strict(tmp_path: Path) -> None:
     assert run_cli(*args, "--strict").returncode == 1
 
 
+def test_a_user_step_function_runs_as_the_consumer(tmp_path: Path) -> None:
+    out = run_cli("bench", "fixture_datasets:squares", "-b", "8", "--workers", "0,1",
+                  "--batches", "3", "--step", "fixture_datasets:train_step",
+                  "--json", str(tmp_path / "r.json"), "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert all(r["status"] == "ok" for r in json.loads((tmp_path / "r.json").read_text())[
+        "results"])
+
+
 BAD_INPUT = [
+    (["fixture_datasets:squares", "--step", "fixture_datasets:not_a_dataset"], "not a function"),
+    (["fixture_datasets:squares", "--step", "fixture_datasets:no_step"], "no attribute"),
     (["no_such_module_xyz:ds"], "cannot import module"),
     (["fixture_datasets:not_a_dataset"], "not a Dataset"),
     (["fixture_datasets:empty"], "is empty"),

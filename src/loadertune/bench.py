@@ -42,6 +42,17 @@ def source_for(dataset: Any, collate_fn: Any = None,
     return DatasetSource(dataset=loaded.dataset, collate_fn=loaded.collate_fn, step=step), loaded
 
 
+def check_step_spec(spec: str) -> str:
+    """Import ``module:function`` now, so a bad --step fails before any trial starts."""
+    from loadertune.dataset_spec import import_target, resolve_attr, split_spec
+
+    target, attr = split_spec(spec)
+    fn = resolve_attr(import_target(target), attr, spec)
+    if not callable(fn):
+        raise DatasetSpecError(f"--step {spec!r} is a {type(fn).__name__}, not a function")
+    return spec
+
+
 @dataclass
 class PreparedBench:
     """A sweep whose dataset loaded and passed the pre-flight checks, ready to run."""
@@ -60,7 +71,7 @@ class PreparedBench:
 
 
 def prepare(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *, collate_fn: Any = None,
-            step: Callable[[Any], Any] | None = None,
+            step: Callable[[Any], Any] | None = None, step_spec: str | None = None,
             machine: MachineInfo | None = None) -> PreparedBench:
     """Load ``dataset`` and check the grid against it; raises LoadertuneError on bad input.
 
@@ -71,6 +82,8 @@ def prepare(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *, collate_
     if plan.memory_limit is None:
         plan = replace(plan, memory_limit=int(machine.memory_available * DEFAULT_MEMORY_FRACTION))
     source, loaded = source_for(dataset, collate_fn, step)
+    if step_spec is not None:
+        source.step_spec = check_step_spec(step_spec)
     configs = grid.configs()
     preflight(loaded, configs, machine)
     return PreparedBench(source, loaded, configs, plan, machine)

@@ -79,14 +79,15 @@ def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
     console.print("wrote " + ", ".join(written), soft_wrap=True)
 
 
-def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan,
-                      machine: MachineInfo) -> tuple[SweepResult, BaseException | None]:
+def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: MachineInfo,
+                      step_spec: str | None = None,
+                      ) -> tuple[SweepResult, BaseException | None]:
     """Check the input, then run the sweep behind a progress display.
 
     Returns the sweep and the interrupt (Ctrl-C or SIGTERM) that stopped it, if any.
     """
     console = stdout_console()
-    prepared = prepare(dataset, grid, plan, machine=machine)
+    prepared = prepare(dataset, grid, plan, machine=machine, step_spec=step_spec)
     console.print(f"[bold]loadertune bench[/] {prepared.loaded.describe()}: "
                   f"{len(prepared.configs)} configs, batch size {grid.batch_size}, "
                   f"{machine.usable_cpus:g} usable CPUs", soft_wrap=True)
@@ -118,6 +119,9 @@ def bench(
         help="Warm-up batches [default: workers × prefetch + 2]")] = None,
     step_ms: Annotated[float, typer.Option(help="Simulated training step per batch, ms.")] = 0.0,
     step_kind: Annotated[str, typer.Option(help="cpu (busy) or sleep")] = "cpu",
+    step: Annotated[str | None, typer.Option(
+        help="Your training step as module:function, called with each batch "
+             "(instead of --step-ms).")] = None,
     timeout: Annotated[str, typer.Option(help="Time limit per config, e.g. 120s or 5m.")] = "120s",
     memory_limit: Annotated[str, typer.Option(
         help="Memory budget per config: 8GiB or a % of available memory.")] = "80%",
@@ -135,7 +139,7 @@ def bench(
                      step_kind=step_kind, timeout_s=parse_duration(timeout),
                      memory_limit=parse_size(memory_limit, of=machine.memory_available))
     json_file, plot_file = default_paths(out, "bench", json_path, plot_path)
-    sweep, stop = run_with_progress(dataset, grid, plan, machine)
+    sweep, stop = run_with_progress(dataset, grid, plan, machine, step_spec=step)
     show_and_save(sweep, json_file, plot_file)
     if stop is not None:
         sys.exit(143 if isinstance(stop, Terminated) else 130)
