@@ -2,6 +2,7 @@
 
 from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError, DatasetSpecError, LoadertuneError
+from loadertune.watch import watch as watch
 
 __version__ = "0.1.0"
 

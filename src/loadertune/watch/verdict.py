@@ -1,0 +1,120 @@
+"""The verdict: is the loop data-starved or step-bound, and how many workers would feed it.
+
+A pure function of measured numbers, so it can be tested without a loader:
+
+    workers needed = ceil(MARGIN x batch time in a worker / step time), within [1, usable cores]
+
+where *batch time* is what one worker spends producing a batch (fetch + collate; with
+``num_workers=0`` the main process's wait, since there fetch is the wait) and *step time* the
+median time the loop spends between batches. ``MARGIN`` leaves room for jitter and for moving the
+batch to the main process, which the worker-side timers do not see. The cap is the usable cores
+of *this rank*: affinity and cgroup quota, shared by the ``LOCAL_WORLD_SIZE`` ranks on the machine.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+STARVED = 0.10  # a loop that waits for data this fraction of its steady time is data-bound
+MARGIN = 1.2
+CPU_BOUND = 0.9  # workers busy on CPU this share of their fetch time are CPU-bound
+IO_FLOOR = 0.25  # I/O-bound workers: at most 1 / IO_FLOOR workers per core
+
+
+@dataclass
+class Verdict:
+    """The conclusion, with the number behind it and the reasoning that produced it."""
+
+    kind: str  # "starved" | "step_bound" | "no_data"
+    text: str
+    reasoning: str
+    stall_fraction: float
+    recommended_workers: int | None
+    current_workers: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def workers_needed(batch_s: float, step_s: float, cores: int) -> tuple[int, bool]:
+    """Workers that produce a batch per step, capped by ``cores``; and whether the cap bit."""
+    cap = max(cores, 1)
+    if batch_s <= 0:
+        return 1, False
+    if step_s <= 0:
+        return cap, True
+    need = max(1, math.ceil(MARGIN * batch_s / step_s - 1e-9))
+    return min(need, cap), need > cap
+
+
+def worker_cap(cores: float, cpu_share: float | None) -> int:
+    """How many workers the cores can run: one per core when fetching is CPU-bound, more when
+    the workers mostly wait on I/O (their CPU time is a small share of their fetch time)."""
+    whole = max(1, math.floor(cores + 1e-9))
+    if cpu_share is None or cpu_share >= CPU_BOUND:
+        return whole
+    return max(whole, math.floor(whole / max(cpu_share, IO_FLOOR)))
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def decide(*, stall_fraction: float, batches: int, batch_s: float | None, step_s: float,
+           current_workers: int | None, cores: float, local_world_size: int,
+           batch_size: int | None, cpu_share: float | None = None) -> Verdict:
+    """Say whether the data or the step bounds the loop, and what num_workers to use."""
+    if batches == 0:
+        return Verdict("no_data", "no batch was drawn yet: nothing to judge", "", 0.0, None,
+                       current_workers)
+    pct = round(stall_fraction * 100)
+    whole_cores = worker_cap(cores, cpu_share)
+    share = f" ({local_world_size} local ranks share the machine)" if local_world_size > 1 else ""
+    if batch_s is None:
+        if stall_fraction >= STARVED:
+            text = (f"the loader starves the step {pct} % of the time: wrap a DataLoader to get a "
+                    "worker count, or run loadertune tune")
+            return Verdict("starved", text, "no per-worker timing for this loader",
+                           stall_fraction, None, current_workers)
+        return Verdict("step_bound", f"the step is the bottleneck (data wait {pct} % of the time)",
+                       "no per-worker timing for this loader", stall_fraction, None,
+                       current_workers)
+    need, capped = workers_needed(batch_s, step_s, whole_cores)
+    where = "the main process" if not current_workers else "a worker"
+    raw = math.ceil(MARGIN * batch_s / step_s - 1e-9) if step_s > 0 else "inf"
+    room = f"{cores:g} usable cores for this rank{share}"
+    if whole_cores > max(1, math.floor(cores + 1e-9)) and cpu_share is not None:
+        room = (f"{whole_cores} workers for {room}, as workers use the CPU only "
+                f"{cpu_share * 100:.0f} % of their fetch time (I/O waits)")
+    reasoning = (f"{where} needs {_ms(batch_s)} per batch, the step takes {_ms(step_s)}: "
+                 f"ceil({MARGIN} x {_ms(batch_s)} / {_ms(step_s)}) = {raw} workers, "
+                 f"at most {room}")
+    tune = "loadertune tune DATASET" + (f" --batch-size {batch_size}" if batch_size else "") + \
+        f" --step-ms {step_s * 1000:.0f}"
+    have = current_workers or 0
+    if stall_fraction >= STARVED:
+        if need > have:
+            text = (f"the loader starves the step {pct} % of the time: "
+                    f"try num_workers={need} ({tune})")
+        elif capped or have >= whole_cores:
+            text = (f"the loader starves the step {pct} % of the time and {have} workers are "
+                    f"as many as the cores can run{share}: make items cheaper to load or the "
+                    f"batches larger ({tune})")
+        else:
+            text = (f"the loader starves the step {pct} % of the time although {have} workers "
+                    f"should keep up: batches are slow to reach the main process (transfer) or "
+                    f"the workers compete for cores; try fewer workers or num_workers=0 ({tune})")
+        return Verdict("starved", text, reasoning, stall_fraction, need, current_workers)
+    if have == 0:
+        text = f"the step is the bottleneck (data wait {pct} % of the time); num_workers=0 keeps up"
+        need = 0
+    elif need < have:
+        text = (f"the step is the bottleneck (data wait {pct} % of the time); {need} worker"
+                f"{'s' if need > 1 else ''} would do (you run {have})")
+    else:
+        text = (f"the step is the bottleneck (data wait {pct} % of the time); "
+                f"{have} worker{'s' if have > 1 else ''} keep up")
+        need = have
+    return Verdict("step_bound", text, reasoning, stall_fraction, need, current_workers)
