@@ -52,8 +52,9 @@ def verdict_text(summary: WatchSummary, prefix: str = "") -> Group:
 def render_summary(summary: WatchSummary) -> RenderableType:
     """The single-process report: loop totals, per-worker table, verdict."""
     s = summary
+    where = f" · rank {s.rank.rank}/{s.rank.world_size}" if s.rank.world_size > 1 else ""
     head = Text.assemble(
-        ("loadertune watch", "bold"),
+        ("loadertune watch", "bold"), where,
         f" · {s.batches} batches, {s.passes} pass{'es' if s.passes != 1 else ''}, "
         f"{s.wall_s:.2f} s in the loop",
     )
@@ -79,27 +80,31 @@ def render_ranks(summaries: list[WatchSummary]) -> RenderableType:
     """The distributed report: one row per rank, then each rank's verdict."""
     if len(summaries) == 1:
         return render_summary(summaries[0])
-    table = Table(title=f"loadertune watch · {len(summaries)} ranks", title_justify="left")
-    for name in ("rank", "host", "local", "batches", "wall", "data wait", "wait p50", "wait p95",
-                 "step p50", "workers", "slowest worker", "cores/rank", "advice"):
+    ranks = sorted(summaries, key=lambda x: x.rank.rank)
+    local = max(s.rank.local_world_size for s in ranks)
+    cores = sorted({f"{s.usable_cpus:g}" for s in ranks})
+    title = (f"loadertune watch · {len(ranks)} ranks, {local} per machine, "
+             f"{'/'.join(cores)} usable cores per rank")
+    table = Table(title=title, title_justify="left")
+    for name in ("rank", "host", "batches", "wall", "data wait", "wait p50", "wait p95",
+                 "step p50", "workers", "slowest", "advice"):
         table.add_column(name, justify="left" if name in ("host", "advice") else "right")
-    for s in sorted(summaries, key=lambda x: x.rank.rank):
+    for s in ranks:
         rec = s.verdict.recommended_workers
         advice = ("starved" if s.verdict.kind == "starved" else "step-bound") + \
-            (f" → {rec} workers" if rec is not None else "")
+            (f" → {rec}" if rec is not None else "")
         table.add_row(
-            str(s.rank.rank), s.rank.hostname, f"{s.rank.local_rank}/{s.rank.local_world_size}",
-            str(s.batches), f"{s.wall_s:.2f} s",
+            str(s.rank.rank), f"{s.rank.hostname}:{s.rank.local_rank}", str(s.batches),
+            f"{s.wall_s:.2f} s",
             Text(f"{s.stall_fraction * 100:.0f} %", style=_style(s.verdict.kind)),
             _ms(s.wait_p50_s), _ms(s.wait_p95_s), _ms(s.step_p50_s),
             "-" if s.num_workers is None else str(s.num_workers), s.slowest_worker or "-",
-            f"{s.usable_cpus:g}", advice,
+            advice,
         )
-    worst = max(summaries, key=lambda x: x.stall_fraction)
+    worst = max(ranks, key=lambda x: x.stall_fraction)
     parts: list[RenderableType] = [table]
-    parts.extend(verdict_text(s, prefix=f"rank {s.rank.rank} ")
-                 for s in sorted(summaries, key=lambda x: x.rank.rank))
-    if worst.stall_fraction > min(x.stall_fraction for x in summaries) + 0.1:
+    parts.extend(verdict_text(s, prefix=f"rank {s.rank.rank} ") for s in ranks)
+    if worst.stall_fraction > min(x.stall_fraction for x in ranks) + 0.1:
         parts.append(Text(f"  rank {worst.rank.rank} waits for data the most; in DDP the other "
                           "ranks wait for it at every gradient sync", style="yellow"))
     return Group(*parts)

@@ -58,6 +58,10 @@ def worker_cap(cores: float, cpu_share: float | None) -> int:
     return max(whole, math.floor(whole / max(cpu_share, IO_FLOOR)))
 
 
+def _workers(n: int | str) -> str:
+    return f"{n} worker" if n == 1 else f"{n} workers"
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
@@ -89,32 +93,29 @@ def decide(*, stall_fraction: float, batches: int, batch_s: float | None, step_s
         room = (f"{whole_cores} workers for {room}, as workers use the CPU only "
                 f"{cpu_share * 100:.0f} % of their fetch time (I/O waits)")
     reasoning = (f"{where} needs {_ms(batch_s)} per batch, the step takes {_ms(step_s)}: "
-                 f"ceil({MARGIN} x {_ms(batch_s)} / {_ms(step_s)}) = {raw} workers, "
+                 f"ceil({MARGIN} x {_ms(batch_s)} / {_ms(step_s)}) = {_workers(raw)}, "
                  f"at most {room}")
     tune = "loadertune tune DATASET" + (f" --batch-size {batch_size}" if batch_size else "") + \
         f" --step-ms {step_s * 1000:.0f}"
     have = current_workers or 0
+    starves = f"the loader starves the step {pct} % of the time"
     if stall_fraction >= STARVED:
         if need > have:
-            text = (f"the loader starves the step {pct} % of the time: "
-                    f"try num_workers={need} ({tune})")
-        elif capped or have >= whole_cores:
-            text = (f"the loader starves the step {pct} % of the time and {have} workers are "
-                    f"as many as the cores can run{share}: make items cheaper to load or the "
-                    f"batches larger ({tune})")
+            most = " (the most the cores can run)" if capped else ""
+            text = f"{starves}: try num_workers={need}{most} ({tune})"
+        elif capped:
+            text = (f"{starves} and {_workers(have)} are as many as the cores can run{share}: "
+                    f"make items cheaper to load or the batches larger ({tune})")
         else:
-            text = (f"the loader starves the step {pct} % of the time although {have} workers "
-                    f"should keep up: batches are slow to reach the main process (transfer) or "
-                    f"the workers compete for cores; try fewer workers or num_workers=0 ({tune})")
+            text = (f"{starves} although {_workers(have)} should keep up: batches are slow to "
+                    "reach the main process (transfer) or the workers compete with the step for "
+                    f"cores; try num_workers=0 or larger batches ({tune})")
         return Verdict("starved", text, reasoning, stall_fraction, need, current_workers)
+    bound = f"the step is the bottleneck (data wait {pct} % of the time)"
     if have == 0:
-        text = f"the step is the bottleneck (data wait {pct} % of the time); num_workers=0 keeps up"
-        need = 0
+        text, need = f"{bound}; num_workers=0 keeps up", 0
     elif need < have:
-        text = (f"the step is the bottleneck (data wait {pct} % of the time); {need} worker"
-                f"{'s' if need > 1 else ''} would do (you run {have})")
+        text = f"{bound}; {_workers(need)} would do (you run {have})"
     else:
-        text = (f"the step is the bottleneck (data wait {pct} % of the time); "
-                f"{have} worker{'s' if have > 1 else ''} keep up")
-        need = have
+        text, need = f"{bound}; {_workers(have)} keep up", have
     return Verdict("step_bound", text, reasoning, stall_fraction, need, current_workers)
