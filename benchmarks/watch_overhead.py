@@ -1,0 +1,176 @@
+"""What `loadertune.watch` adds to a training loop: bare loop vs watched loop, side by side.
+
+The workload is ``tiny`` (small tensors, IPC-bound: the worst case for per-batch overhead) with a
+5 ms step. Each round runs the bare loop and the watched loop one after the other (order
+alternating), over loaders whose persistent workers were started and warmed up beforehand, so a
+round measures the steady loop only. The ratio is median(watched) / median(bare) over the
+rounds; the per-batch cost of the wrapper alone is measured too, on a plain list with no step.
+
+    python benchmarks/watch_overhead.py                 # quick (< 1 min)
+    python benchmarks/watch_overhead.py --rounds 15 --json watch_overhead.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+import loadertune
+
+
+class TinyItems(Dataset):
+    """Small tensors: fetching is cheap, so moving batches dominates (the ``tiny`` workload)."""
+
+    def __init__(self, n: int, dim: int = 16) -> None:
+        self.data = torch.randn(n, dim)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return self.data[index]
+
+
+def tiny_dataset(n: int) -> Dataset:
+    """The bundled ``tiny`` workload when present, else the inline stand-in above."""
+    try:
+        from loadertune.workloads import tiny  # type: ignore[attr-defined]
+
+        make = getattr(tiny, "make_dataset", None) or getattr(tiny, "TinyDataset", None)
+        if make is not None:
+            return make(n) if callable(make) else make
+    except Exception:  # not written yet, or a different API: use the inline one
+        pass
+    return TinyItems(n)
+
+
+def step(seconds: float, kind: str) -> None:
+    if kind == "sleep":
+        time.sleep(seconds)
+        return
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def loop_seconds(batches: Iterable[Any], step_s: float, kind: str) -> float:
+    t0 = time.perf_counter()
+    for _batch in batches:
+        if step_s:
+            step(step_s, kind)
+    return time.perf_counter() - t0
+
+
+def wrapper_cost_us(n: int = 200_000) -> float:
+    """Per-batch cost of the wrapper alone: a plain list, no step, bare vs watched."""
+    items = list(range(n))
+    bare = min(loop_seconds(items, 0, "none") for _ in range(3))
+    watched = min(loop_seconds(loadertune.watch(items, report=False), 0, "none")
+                  for _ in range(3))
+    return (watched - bare) / n * 1e6
+
+
+def worker_timer_cost_us(batch_size: int, n_batches: int = 2000) -> tuple[float, float]:
+    """Per-batch cost of the fetch timer a worker gets, measured in this process; and the
+    untimed fetch of such a batch, for scale."""
+    import numpy as np
+
+    from loadertune.watch.workers import install_fetch_timer
+
+    plain, hooked = TinyItems(batch_size * 4), TinyItems(batch_size * 4)
+    install_fetch_timer(hooked, np.zeros(8), batched=True)
+    indices = list(range(batch_size))
+
+    def run(fetch: Any) -> float:
+        t0 = time.perf_counter()
+        for _ in range(n_batches):
+            fetch(indices)
+        return (time.perf_counter() - t0) / n_batches
+
+    bare = min(run(lambda idx: [plain[i] for i in idx]) for _ in range(3))
+    timed = min(run(hooked.__getitems__) for _ in range(3))
+    return (timed - bare) * 1e6, bare * 1e6
+
+
+def measure(workers: int, args: argparse.Namespace) -> dict[str, Any]:
+    n = args.batches * args.batch_size
+    kw = dict(batch_size=args.batch_size, num_workers=workers)
+    if workers:
+        kw.update(persistent_workers=True, multiprocessing_context="fork")
+    bare_loader = DataLoader(tiny_dataset(n), **kw)
+    watched = loadertune.watch(DataLoader(tiny_dataset(n), **kw), report=False)
+    step_s = args.step_ms / 1000
+    loop_seconds(bare_loader, 0, "none")  # start and warm up the workers
+    loop_seconds(watched, 0, "none")
+    bare, watch = [], []
+    for r in range(args.rounds):
+        pair = [(bare, bare_loader), (watch, watched)]
+        for times, loader in pair if r % 2 == 0 else reversed(pair):
+            times.append(loop_seconds(loader, step_s, args.step_kind))
+    ratios = sorted(w / b for w, b in zip(watch, bare, strict=True))
+    summary = watched.summary()
+    del bare_loader, watched
+    return {
+        "num_workers": workers,
+        "bare_s": bare, "watched_s": watch,
+        "ratio_of_medians": statistics.median(watch) / statistics.median(bare),
+        "median_paired_ratio": statistics.median(ratios),
+        "paired_ratio_p25_p75": [ratios[len(ratios) // 4], ratios[(3 * len(ratios)) // 4]],
+        "stall_fraction": summary.stall_fraction,
+        "verdict": summary.verdict.text,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", default="0,2", help="num_workers values, comma-separated")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--batches", type=int, default=50, help="batches per loop")
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--step-ms", type=float, default=5.0)
+    parser.add_argument("--step-kind", choices=("sleep", "burn"), default="sleep")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+
+    main_us = wrapper_cost_us()
+    worker_us, fetch_us = worker_timer_cost_us(args.batch_size)
+    results: dict[str, Any] = {"config": vars(args), "wrapper_cost_us_per_batch": main_us,
+                               "worker_timer_cost_us_per_batch": worker_us,
+                               "untimed_fetch_us_per_batch": fetch_us, "runs": []}
+    print(f"wrapper in the main process: {main_us:.2f} µs per batch "
+          f"({main_us / (args.step_ms * 10):.4f} % of a {args.step_ms:g} ms step)")
+    print(f"fetch timer in a worker: {worker_us:.2f} µs per batch of {args.batch_size} "
+          f"(the fetch itself: {fetch_us:.0f} µs)")
+    print(f"side by side: {args.rounds} rounds of {args.batches} batches, {args.step_ms:g} ms "
+          f"{args.step_kind} step, order alternating")
+    print(f"{'workers':>7}  {'bare median':>11}  {'watched median':>14}  {'ratio':>7}  "
+          f"{'paired ratio (p25-p75)':>24}  stall")
+    for workers in (int(w) for w in args.workers.split(",")):
+        run = measure(workers, args)
+        results["runs"].append(run)
+        lo, hi = run["paired_ratio_p25_p75"]
+        print(f"{workers:>7}  {statistics.median(run['bare_s']):>10.4f}s  "
+              f"{statistics.median(run['watched_s']):>13.4f}s  {run['ratio_of_medians']:>7.4f}  "
+              f"{run['median_paired_ratio']:>7.4f} ({lo:.4f}-{hi:.4f})  "
+              f"{run['stall_fraction']:.0%}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    results["load_average_1min"] = load
+    if load is not None:
+        print(f"load average {load:.1f} on {os.cpu_count()} CPUs (noise grows with it)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=2)
+        print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
