@@ -15,9 +15,30 @@ from loadertune.watch.render import render_ranks, render_summary
 from loadertune.watch.sinks import ScalarWriter, log_to_writer
 from loadertune.watch.summary import WatchSummary, summarize
 from loadertune.watch.timing import LoopTimes, timed
-from loadertune.watch.workers import LoaderProbe
+from loadertune.watch.workers import LoaderProbe, WorkerCounters
 
 T = TypeVar("T")
+
+
+def summarize_here(times: LoopTimes, counters: list[WorkerCounters], *, num_workers: int | None,
+                   batch_size: int | None, note: str) -> WatchSummary:
+    """Summarise with this process's rank and its share of the machine's usable cores."""
+    rank = rank_info()
+    cpus = machine.usable_cpus(machine.affinity_cpus(), machine.cgroup_cpu_quota(),
+                               rank.local_world_size)
+    return summarize(times, counters, num_workers=num_workers, batch_size=batch_size,
+                     worker_note=note, usable_cpus=round(cpus, 2), rank=rank)
+
+
+def print_report(local: WatchSummary, console: Console | None,
+                 gather: bool | None) -> list[WatchSummary]:
+    """Print ``local``, or every rank's summary on rank 0 when gathering (see Watcher.report)."""
+    together = is_distributed() if gather is None else (gather and is_distributed())
+    summaries = gather_summaries(local) if together else [local]
+    if not together or local.rank.rank == 0:
+        out = console or Console()
+        out.print(render_ranks(summaries) if together else render_summary(local))
+    return summaries
 
 
 class Watcher(Generic[T]):
@@ -70,14 +91,10 @@ class Watcher(Generic[T]):
 
     def summary(self) -> WatchSummary:
         """This process's numbers so far (no communication with other ranks)."""
-        rank = rank_info()
-        cpus = machine.usable_cpus(machine.affinity_cpus(), machine.cgroup_cpu_quota(),
-                                   rank.local_world_size)
-        return summarize(
+        return summarize_here(
             self._times, self._probe.counters(),
             num_workers=self._probe.num_workers if self._probe.is_dataloader else None,
-            batch_size=getattr(self.loader, "batch_size", None),
-            worker_note=self._probe.note, usable_cpus=round(cpus, 2), rank=rank,
+            batch_size=getattr(self.loader, "batch_size", None), note=self._probe.note,
         )
 
     def report(self, console: Console | None = None,
@@ -90,11 +107,7 @@ class Watcher(Generic[T]):
         given to :func:`watch`, if any.
         """
         local = self.summary()
-        together = is_distributed() if gather is None else (gather and is_distributed())
-        summaries = gather_summaries(local) if together else [local]
-        if not together or local.rank.rank == 0:
-            out = console or self._console or Console()
-            out.print(render_ranks(summaries) if together else render_summary(local))
+        summaries = print_report(local, console or self._console, gather)
         if self._writer is not None:
             log_to_writer(self._writer, local)
         return summaries

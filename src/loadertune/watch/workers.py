@@ -241,9 +241,12 @@ class LoaderProbe:
         """``iter(loader)`` with the wrappers on the loader while workers start, then removed."""
         loader = self.loader
         existing = getattr(loader, "_iterator", None)
-        reused = existing is not None and existing is self._our_iterator
-        if self.table is None or reused or (existing is not None and loader.persistent_workers):
-            return iter(loader)
+        if self.table is None or existing is not None:
+            if self.table is not None and existing is not self._our_iterator:
+                self.table, self.note = None, (
+                    "per-worker times unavailable: the loader's persistent workers were started "
+                    "outside watch(); iterate the loader only through the watcher")
+            return iter(loader)  # workers already running keep the timers they started with
         user_init, user_collate = loader.worker_init_fn, loader.collate_fn
         loader.worker_init_fn = WorkerProbe(self.table, user_init, loader.batch_sampler is not None)
         loader.collate_fn = TimedCollate(self.table, user_collate)
