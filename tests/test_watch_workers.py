@@ -93,6 +93,12 @@ def no_children_left():
     assert workers_alive() == []
 
 
+def stop_workers(loader: DataLoader) -> None:
+    """Shut down persistent workers now, even when a failed assertion keeps ``loader`` alive."""
+    loader._iterator = None  # the iterator's finaliser shuts its workers down
+    gc.collect()
+
+
 def quiet() -> Console:
     return Console(file=io.StringIO(), width=120)
 
@@ -137,14 +143,15 @@ def test_spawn_persistent_workers_and_user_init_fn_still_runs(tmp_path):
     user_init = MarkStart(tmp_path)
     loader = DataLoader(Items(24), batch_size=4, num_workers=2, multiprocessing_context="spawn",
                         persistent_workers=True, worker_init_fn=user_init)
-    summary = run(loader, passes=2)
+    try:
+        summary = run(loader, passes=2)
+    finally:
+        stop_workers(loader)
     assert summary.batches == 12
     assert sum(w.items for w in summary.workers) == 12 * 4
     assert [w.starts for w in summary.workers] == [1, 1]  # persistent: started once
     assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["worker0", "worker1"]
     assert loader.worker_init_fn is user_init  # the loader is left as the user made it
-    del loader
-    gc.collect()
 
 
 def test_iterable_dataset_and_unbatched_and_slotted_datasets_are_counted():
@@ -172,13 +179,14 @@ def test_num_workers_zero_measures_fetch_as_the_wait():
 def test_persistent_workers_started_before_watch_are_reported_as_unavailable():
     loader = DataLoader(Items(8), batch_size=4, num_workers=1, persistent_workers=True,
                         multiprocessing_context="fork")
-    list(loader)  # the workers start here, without watch's timers
-    summary = run(loader)
+    try:
+        list(loader)  # the workers start here, without watch's timers
+        summary = run(loader)
+    finally:
+        stop_workers(loader)
     assert summary.batches == 2
     assert "before watch()" in summary.worker_note
     assert all(w.items == 0 for w in summary.workers)
-    del loader
-    gc.collect()
 
 
 def test_wrapper_is_transparent_and_reports_at_the_end():
