@@ -129,3 +129,31 @@ def test_summary_renders_single_and_per_rank():
     assert "per worker" in text and "1 *" in text and "rank 0/2" in text
     assert "2 ranks, 2 per machine" in text and "rank 1 verdict" in text
     assert WatchSummary.from_dict(ranks[1].to_dict()) == ranks[1]
+
+
+def test_a_worker_whose_dataset_took_no_timer_is_named():
+    times = synthetic([0.1, 0.01], [0.01, 0.01], [0])
+    counters = [WorkerCounters(0, 0, 2, 0.0, 0.001, 0.0, 1, 5, "failed")]
+    s = summarize(times, counters, num_workers=1, batch_size=2, worker_note="",
+                  usable_cpus=2.0, rank=RankInfo())
+    assert "worker 0: its dataset copy could not take a fetch timer" in s.worker_note
+
+
+def test_fetch_timer_on_a_plain_dataset_and_on_one_that_cannot_take_it():
+    import numpy as np
+
+    from loadertune.watch.workers import FETCH_S, ITEMS, install_fetch_timer
+
+    class Squares:
+        def __getitem__(self, i):
+            return i * i
+
+    row = np.zeros(8)
+    data = Squares()
+    assert install_fetch_timer(data, row, batched=True) == 1.0
+    assert data.__getitems__([1, 2, 3]) == [1, 4, 9]
+    assert row[ITEMS] == 3 and row[FETCH_S] >= 0
+    unbatched = Squares()
+    assert install_fetch_timer(unbatched, row, batched=False) == 2.0
+    assert unbatched[4] == 16 and row[ITEMS] == 4 and isinstance(unbatched, Squares)
+    assert install_fetch_timer(7, row, batched=False) == -1.0

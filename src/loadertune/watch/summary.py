@@ -146,6 +146,11 @@ def summarize(times: LoopTimes, counters: list[WorkerCounters], *, num_workers: 
     steady_total = float(steady.sum()) + float(steps.sum())
     stall = float(steady.sum()) / steady_total if steady_total > 0 else 0.0
 
+    failed = [str(c.worker_id) for c in counters if c.timer == "failed"]
+    if failed:
+        worker_note = "; ".join(filter(None, [worker_note, (
+            f"worker {', '.join(failed)}: its dataset copy could not take a fetch timer "
+            "(an unusual class layout), so only its batches and collate time are counted")]))
     if num_workers:
         workers = [WorkerSummary(str(c.worker_id), c.items, c.batches, c.fetch_s, c.collate_s,
                                  c.cpu_s, c.starts, c.pid) for c in counters]
