@@ -51,13 +51,15 @@ def test_io_bound_workers_may_outnumber_the_cores():
     assert worker_cap(2, 0.5) == 4
     assert worker_cap(2, 0.01) == 8  # at most 4 per core
     assert worker_cap(0.5, None) == 1
+    assert worker_cap(2, 0.6, exact=False) == 2  # CPU time alone: contention looks like I/O
+    assert worker_cap(2, 0.3, exact=False) == 6
 
 
 def judge(stall: float, batch_ms: float, step_ms: float, workers: int, cores: float = 8,
-          lws: int = 1, cpu_share: float | None = 1.0):
+          lws: int = 1, runnable_share: float | None = 1.0):
     return decide(stall_fraction=stall, batches=100, batch_s=batch_ms / 1000,
                   step_s=step_ms / 1000, current_workers=workers, cores=cores,
-                  local_world_size=lws, batch_size=64, cpu_share=cpu_share)
+                  local_world_size=lws, batch_size=64, runnable_share=runnable_share)
 
 
 def test_starved_loop_gets_more_workers_with_the_number_and_the_command():
@@ -104,7 +106,7 @@ def synthetic(waits: list[float], steps: list[float], starts: list[int]) -> Loop
 
 def test_summary_excludes_first_batches_from_the_steady_stall():
     times = synthetic([1.0, 0.01, 0.01, 2.0, 0.01], [0.09] * 5, [0, 3])
-    counters = [WorkerCounters(0, 10, 5, 0.5, 0.05, 0.4, 2, 123, "__getitems__")]
+    counters = [WorkerCounters(0, 10, 5, 0.5, 0.05, 0.4, 0.01, 2, 123, "__getitems__")]
     s = summarize(times, counters, num_workers=1, batch_size=2, worker_note="",
                   usable_cpus=2.0, rank=RankInfo())
     assert s.startup_s == pytest.approx(3.0)
@@ -115,7 +117,7 @@ def test_summary_excludes_first_batches_from_the_steady_stall():
 
 def test_summary_renders_single_and_per_rank():
     times = synthetic([0.5, 0.02, 0.03, 0.02], [0.005] * 4, [0])
-    counters = [WorkerCounters(i, 8, 2, 0.04 * (i + 1), 0.002, 0.04, 1, 100 + i, "x")
+    counters = [WorkerCounters(i, 8, 2, 0.04 * (i + 1), 0.002, 0.04, None, 1, 100 + i, "x")
                 for i in range(2)]
     ranks = [summarize(times, counters, num_workers=2, batch_size=4, worker_note="",
                        usable_cpus=1.0, rank=RankInfo(rank=r, world_size=2, local_rank=r,
@@ -133,7 +135,7 @@ def test_summary_renders_single_and_per_rank():
 
 def test_a_worker_whose_dataset_took_no_timer_is_named():
     times = synthetic([0.1, 0.01], [0.01, 0.01], [0])
-    counters = [WorkerCounters(0, 0, 2, 0.0, 0.001, 0.0, 1, 5, "failed")]
+    counters = [WorkerCounters(0, 0, 2, 0.0, 0.001, 0.0, None, 1, 5, "failed")]
     s = summarize(times, counters, num_workers=1, batch_size=2, worker_note="",
                   usable_cpus=2.0, rank=RankInfo())
     assert "worker 0: its dataset copy could not take a fetch timer" in s.worker_note
@@ -142,13 +144,13 @@ def test_a_worker_whose_dataset_took_no_timer_is_named():
 def test_fetch_timer_on_a_plain_dataset_and_on_one_that_cannot_take_it():
     import numpy as np
 
-    from loadertune.watch.workers import FETCH_S, ITEMS, install_fetch_timer
+    from loadertune.watch.workers import COLUMNS, FETCH_S, ITEMS, install_fetch_timer
 
     class Squares:
         def __getitem__(self, i):
             return i * i
 
-    row = np.zeros(8)
+    row = np.zeros(COLUMNS)
     data = Squares()
     assert install_fetch_timer(data, row, batched=True) == 1.0
     assert data.__getitems__([1, 2, 3]) == [1, 4, 9]

@@ -122,8 +122,8 @@ def test_stall_near_one_for_slow_data_and_near_zero_for_slow_step():
     assert slow_data.stall_fraction > slow_step.stall_fraction
     assert slow_data.verdict.kind == "starved"
     assert "starves the step" in slow_data.verdict.text
-    assert slow_step.verdict.kind == "step_bound"
-    assert "the step is the bottleneck" in slow_step.verdict.text
+    # the verdict's threshold (10 %) is tested on fixed numbers in test_watch_verdict.py; here
+    # a loaded machine can push a fast loader's waits near it
     assert slow_data.wait_p95_s >= slow_data.wait_p50_s > 0
     assert slow_step.step_p50_s > slow_data.step_p50_s
 

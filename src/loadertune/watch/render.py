@@ -22,10 +22,11 @@ def _style(kind: str) -> str:
 def worker_table(summary: WatchSummary) -> Table:
     """One row per worker: items, batches and what each cost."""
     caption = "* slowest worker" if summary.slowest_worker is not None else None
-    table = Table(title="per worker (ms; batch = fetch + collate; cpu % of that time)",
-                  title_justify="left", caption=caption, caption_justify="left", show_edge=False)
+    table = Table(title="per worker (ms; batch = fetch + collate; cpu % = on a core, runq % = "
+                  "waiting for one, of that time)", title_justify="left", caption=caption,
+                  caption_justify="left", show_edge=False)
     for name in ("worker", "pid", "items", "batches", "fetch/item", "collate", "batch",
-                 "cpu %", "starts"):
+                 "cpu %", "runq %", "starts"):
         table.add_column(name, justify="left" if name == "worker" else "right")
     for w in summary.workers:
         items = f"≈{w.items}" if w.estimated else str(w.items)
@@ -33,10 +34,11 @@ def worker_table(summary: WatchSummary) -> Table:
         collate = w.collate_s / w.batches if w.batches and not w.estimated else None
         busy = w.fetch_s + w.collate_s
         cpu = f"{(w.cpu_s + w.collate_s) / busy * 100:.0f}" if busy > 0 and w.starts else "-"
+        runq = f"{w.runq_s / busy * 100:.0f}" if busy > 0 and w.runq_s is not None else "-"
         table.add_row(Text(w.worker + (" *" if slowest else ""),
                            style="bold yellow" if slowest else ""),
                       str(w.pid or "-"), items, str(w.batches), _ms(w.fetch_per_item_s, False),
-                      _ms(collate, False), _ms(w.batch_s, False), cpu,
+                      _ms(collate, False), _ms(w.batch_s, False), cpu, runq,
                       str(w.starts) if w.starts else "-")
     return table
 

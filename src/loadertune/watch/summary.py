@@ -38,6 +38,7 @@ class WorkerSummary:
     starts: int = 0
     pid: int | None = None
     estimated: bool = False  # items inferred from the batch size, not counted
+    runq_s: float | None = None  # fetch time spent ready to run, waiting for a core
 
     @property
     def fetch_per_item_s(self) -> float | None:
@@ -153,7 +154,7 @@ def summarize(times: LoopTimes, counters: list[WorkerCounters], *, num_workers: 
             "(an unusual class layout), so only its batches and collate time are counted")]))
     if num_workers:
         workers = [WorkerSummary(str(c.worker_id), c.items, c.batches, c.fetch_s, c.collate_s,
-                                 c.cpu_s, c.starts, c.pid) for c in counters]
+                                 c.cpu_s, c.starts, c.pid, runq_s=c.runq_s) for c in counters]
     elif times.batches and num_workers == 0:
         workers = [main_process_worker(times, batch_size)]
     else:
@@ -169,14 +170,16 @@ def summarize(times: LoopTimes, counters: list[WorkerCounters], *, num_workers: 
         batch_s = sum(w.fetch_s + w.collate_s for w in timed) / total_batches
     else:
         batch_s = None
-    cpu_share = None
+    runnable_share, exact = None, False
     busy = sum(w.fetch_s + w.collate_s for w in timed)
     if num_workers and busy > 0:
-        cpu_share = min(1.0, sum(w.cpu_s + w.collate_s for w in timed) / busy)
+        runnable = sum(w.cpu_s + w.collate_s + (w.runq_s or 0.0) for w in timed)
+        runnable_share = min(1.0, runnable / busy)
+        exact = all(w.runq_s is not None for w in timed)
     verdict = decide(stall_fraction=stall, batches=times.batches, batch_s=batch_s,
                      step_s=step_p50, current_workers=num_workers, cores=usable_cpus,
                      local_world_size=rank.local_world_size, batch_size=batch_size,
-                     cpu_share=cpu_share)
+                     runnable_share=runnable_share, runnable_exact=exact)
     return WatchSummary(
         batches=times.batches, passes=len(times.pass_starts),
         wall_s=float(waits.sum() + steps.sum()), wait_s=float(waits.sum()),

@@ -19,7 +19,8 @@ from typing import Any
 
 STARVED = 0.10  # a loop that waits for data this fraction of its steady time is data-bound
 MARGIN = 1.2
-CPU_BOUND = 0.9  # workers busy on CPU this share of their fetch time are CPU-bound
+CPU_BOUND = 0.9  # workers runnable this share of their fetch time are CPU-bound
+CPU_BOUND_GUESS = 0.5  # the same from CPU time alone, which contention for cores also lowers
 IO_FLOOR = 0.25  # I/O-bound workers: at most 1 / IO_FLOOR workers per core
 
 
@@ -49,13 +50,19 @@ def workers_needed(batch_s: float, step_s: float, cores: int) -> tuple[int, bool
     return min(need, cap), need > cap
 
 
-def worker_cap(cores: float, cpu_share: float | None) -> int:
+def worker_cap(cores: float, runnable_share: float | None, exact: bool = True) -> int:
     """How many workers the cores can run: one per core when fetching is CPU-bound, more when
-    the workers mostly wait on I/O (their CPU time is a small share of their fetch time)."""
+    the workers mostly wait on I/O.
+
+    ``runnable_share`` is the share of their fetch time the workers were running or ready to
+    run (``exact``), or, where the run-queue wait is unknown, just on a core, which contention
+    for the cores lowers too; so that estimate must be lower before it counts as I/O-bound.
+    """
     whole = max(1, math.floor(cores + 1e-9))
-    if cpu_share is None or cpu_share >= CPU_BOUND:
+    bound = CPU_BOUND if exact else CPU_BOUND_GUESS
+    if runnable_share is None or runnable_share >= bound:
         return whole
-    return max(whole, math.floor(whole / max(cpu_share, IO_FLOOR)))
+    return max(whole, math.floor(whole / max(runnable_share, IO_FLOOR)))
 
 
 def _workers(n: int | str) -> str:
@@ -68,13 +75,14 @@ def _ms(seconds: float) -> str:
 
 def decide(*, stall_fraction: float, batches: int, batch_s: float | None, step_s: float,
            current_workers: int | None, cores: float, local_world_size: int,
-           batch_size: int | None, cpu_share: float | None = None) -> Verdict:
+           batch_size: int | None, runnable_share: float | None = None,
+           runnable_exact: bool = True) -> Verdict:
     """Say whether the data or the step bounds the loop, and what num_workers to use."""
     if batches == 0:
         return Verdict("no_data", "no batch was drawn yet: nothing to judge", "", 0.0, None,
                        current_workers)
     pct = round(stall_fraction * 100)
-    whole_cores = worker_cap(cores, cpu_share)
+    whole_cores = worker_cap(cores, runnable_share, runnable_exact)
     share = f" ({local_world_size} local ranks share the machine)" if local_world_size > 1 else ""
     if batch_s is None:
         if stall_fraction >= STARVED:
@@ -89,9 +97,10 @@ def decide(*, stall_fraction: float, batches: int, batch_s: float | None, step_s
     where = "the main process" if not current_workers else "a worker"
     raw = math.ceil(MARGIN * batch_s / step_s - 1e-9) if step_s > 0 else "inf"
     room = f"{cores:g} usable cores for this rank{share}"
-    if whole_cores > max(1, math.floor(cores + 1e-9)) and cpu_share is not None:
-        room = (f"{whole_cores} workers for {room}, as workers use the CPU only "
-                f"{cpu_share * 100:.0f} % of their fetch time (I/O waits)")
+    if whole_cores > max(1, math.floor(cores + 1e-9)) and runnable_share is not None:
+        busy = "running or ready to run" if runnable_exact else "on a core"
+        room = (f"{whole_cores} workers for {room}, as the workers were {busy} only "
+                f"{runnable_share * 100:.0f} % of their fetch time (the rest: I/O waits)")
     reasoning = (f"{where} needs {_ms(batch_s)} per batch, the step takes {_ms(step_s)}: "
                  f"ceil({MARGIN} x {_ms(batch_s)} / {_ms(step_s)}) = {_workers(raw)}, "
                  f"at most {room}")

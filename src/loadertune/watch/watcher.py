@@ -52,6 +52,11 @@ class Watcher(Generic[T]):
     - Under ``torch.distributed``, the report of a completed pass (or of a ``with`` block that
       exits without an exception) gathers every rank's summary, so every rank must reach it;
       rank 0 prints one table with a row per rank.
+    - Per-worker numbers need the workers to start under the watcher: wrap the loader before
+      its first iteration (a persistent worker's ``worker_init_fn`` cannot be replaced once it
+      runs; such a loader is still timed, without the per-worker table). With
+      ``num_workers=0`` the main process fetches, and its fetch time is the wait.
+    - Iterate one pass at a time: passes that overlap would share one set of timings.
     """
 
     def __init__(self, loader: Iterable[T], *, report: bool = True,
