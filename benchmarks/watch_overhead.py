@@ -78,25 +78,29 @@ def wrapper_cost_us(n: int = 200_000) -> float:
     return (watched - bare) / n * 1e6
 
 
-def worker_timer_cost_us(batch_size: int, n_batches: int = 2000) -> tuple[float, float]:
-    """Per-batch cost of the fetch timer a worker gets, measured in this process; and the
-    untimed fetch of such a batch, for scale."""
+def worker_timer_cost_us(batch_size: int, n_batches: int = 3000) -> tuple[float, float]:
+    """Per-batch cost of the fetch timer a worker gets (wall, CPU and run-queue clocks around
+    each batch), measured in this process around the same fetch; and that fetch, for scale."""
     import numpy as np
 
-    from loadertune.watch.workers import install_fetch_timer
+    from loadertune.watch.workers import COLUMNS, _batch_timer
 
-    plain, hooked = TinyItems(batch_size * 4), TinyItems(batch_size * 4)
-    install_fetch_timer(hooked, np.zeros(8), batched=True)
+    data = TinyItems(batch_size * 4)
     indices = list(range(batch_size))
 
-    def run(fetch: Any) -> float:
+    def fetch(dataset: Any, idx: list[int]) -> list[torch.Tensor]:
+        return [data[i] for i in idx]
+
+    timer = _batch_timer(fetch, np.zeros(COLUMNS))
+
+    def run(call: Any) -> float:
         t0 = time.perf_counter()
         for _ in range(n_batches):
-            fetch(indices)
+            call(None, indices)
         return (time.perf_counter() - t0) / n_batches
 
-    bare = min(run(lambda idx: [plain[i] for i in idx]) for _ in range(3))
-    timed = min(run(hooked.__getitems__) for _ in range(3))
+    bare = min(run(fetch) for _ in range(5))
+    timed = min(run(timer) for _ in range(5))
     return (timed - bare) * 1e6, bare * 1e6
 
 

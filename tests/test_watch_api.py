@@ -29,3 +29,21 @@ def test_watch_is_lazy_callable_and_a_package():
                           timeout=120, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"
+
+
+def test_overhead_benchmark_runs_and_writes_json(tmp_path):
+    out = tmp_path / "overhead.json"
+    bench = SRC.parent / "benchmarks" / "watch_overhead.py"
+    proc = subprocess.run(
+        [sys.executable, str(bench), "--workers", "0,1", "--rounds", "2", "--batches", "5",
+         "--step-ms", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    runs = json.loads(out.read_text())["runs"]
+    assert [r["num_workers"] for r in runs] == [0, 1]
+    assert all(len(r["bare_s"]) == len(r["watched_s"]) == 2 for r in runs)
+    assert "ratio" in proc.stdout
