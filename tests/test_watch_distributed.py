@@ -39,6 +39,8 @@ def train(out_json: str) -> None:
     summaries = watched.report()  # a collective: rank 0 prints one table
     if rank == 0:
         Path(out_json).write_text(json.dumps([s.to_dict() for s in summaries]))
+    for _batch in loadertune.watch(loader):  # the report at the end of a pass gathers too
+        time.sleep(0.001)
     dist.barrier()
     dist.destroy_process_group()
 
@@ -64,9 +66,10 @@ def test_torchrun_two_ranks_gather_into_one_table(tmp_path):
 
     half = machine.usable_cpus(machine.affinity_cpus(), machine.cgroup_cpu_quota(), 2)
     assert all(s["usable_cpus"] == pytest.approx(half, abs=0.01) for s in summaries)
-    assert proc.stdout.count("2 ranks") == 1  # only rank 0 prints the table
+    assert proc.stdout.count("2 ranks") == 2  # only rank 0 prints, once per report
     table = proc.stdout[proc.stdout.index("2 ranks"):]
     assert "rank 0 verdict" in table and "rank 1 verdict" in table
+    assert "loadertune watch · rank" not in proc.stdout  # no rank printed a report of its own
 
 
 if __name__ == "__main__":
