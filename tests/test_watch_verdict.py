@@ -83,12 +83,13 @@ def test_local_ranks_share_the_cores_in_the_advice():
     assert alone.recommended_workers == 8 and shared.recommended_workers == 4
     assert "2 local ranks share the machine" in shared.reasoning
     capped = judge(stall=0.5, batch_ms=100, step_ms=5, workers=4, cores=4, lws=2)
-    assert "as many as the cores can run" in capped.text
+    assert "already use what the cores can run" in capped.text
 
 
 def test_starved_although_workers_keep_up_points_at_transfer():
     v = judge(stall=0.3, batch_ms=0.5, step_ms=5, workers=4)
     assert v.kind == "starved" and "should keep up" in v.text and "num_workers=0" in v.text
+    assert v.recommended_workers is None  # more workers would not help
 
 
 def test_no_batches_and_no_worker_timing():

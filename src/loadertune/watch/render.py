@@ -86,7 +86,7 @@ def render_ranks(summaries: list[WatchSummary]) -> RenderableType:
     local = max(s.rank.local_world_size for s in ranks)
     cores = sorted({f"{s.usable_cpus:g}" for s in ranks})
     title = (f"loadertune watch · {len(ranks)} ranks, {local} per machine, "
-             f"{'/'.join(cores)} usable cores per rank")
+             f"{'/'.join(cores)} usable core{'' if cores == ['1'] else 's'} per rank")
     table = Table(title=title, title_justify="left")
     for name in ("rank", "host", "batches", "wall", "data wait", "wait p50", "wait p95",
                  "step p50", "workers", "slowest", "advice"):

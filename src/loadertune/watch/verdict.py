@@ -96,7 +96,7 @@ def decide(*, stall_fraction: float, batches: int, batch_s: float | None, step_s
     need, capped = workers_needed(batch_s, step_s, whole_cores)
     where = "the main process" if not current_workers else "a worker"
     raw = math.ceil(MARGIN * batch_s / step_s - 1e-9) if step_s > 0 else "inf"
-    room = f"{cores:g} usable cores for this rank{share}"
+    room = f"{cores:g} usable core{'' if cores == 1 else 's'} for this rank{share}"
     if whole_cores > max(1, math.floor(cores + 1e-9)) and runnable_share is not None:
         busy = "running or ready to run" if runnable_exact else "on a core"
         room = (f"{whole_cores} workers for {room}, as the workers were {busy} only "
@@ -109,17 +109,19 @@ def decide(*, stall_fraction: float, batches: int, batch_s: float | None, step_s
     have = current_workers or 0
     starves = f"the loader starves the step {pct} % of the time"
     if stall_fraction >= STARVED:
+        advice: int | None = need
         if need > have:
             most = " (the most the cores can run)" if capped else ""
             text = f"{starves}: try num_workers={need}{most} ({tune})"
         elif capped:
-            text = (f"{starves} and {_workers(have)} are as many as the cores can run{share}: "
+            text = (f"{starves} and {_workers(have)} already use what the cores can run{share}: "
                     f"make items cheaper to load or the batches larger ({tune})")
         else:
             text = (f"{starves} although {_workers(have)} should keep up: batches are slow to "
                     "reach the main process (transfer) or the workers compete with the step for "
                     f"cores; try num_workers=0 or larger batches ({tune})")
-        return Verdict("starved", text, reasoning, stall_fraction, need, current_workers)
+            advice = None  # more workers would not help: no number to give
+        return Verdict("starved", text, reasoning, stall_fraction, advice, current_workers)
     bound = f"the step is the bottleneck (data wait {pct} % of the time)"
     if have == 0:
         text, need = f"{bound}; num_workers=0 keeps up", 0
