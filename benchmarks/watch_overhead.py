@@ -3,11 +3,13 @@
 The workload is ``tiny`` (small tensors, IPC-bound: the worst case for per-batch overhead) with a
 5 ms step. Each round runs the bare loop and the watched loop one after the other (order
 alternating), over loaders whose persistent workers were started and warmed up beforehand, so a
-round measures the steady loop only. The ratio is median(watched) / median(bare) over the
-rounds; the per-batch cost of the wrapper alone is measured too, on a plain list with no step.
+round measures the steady loop only. The ratio reported is the median over rounds of
+watched / bare of the same round (ratio of medians beside it); the per-batch cost of the timers
+alone is measured too: the main-process wrapper on a plain list with no step, the worker's fetch
+timer around the same fetch.
 
     python benchmarks/watch_overhead.py                 # quick (< 1 min)
-    python benchmarks/watch_overhead.py --rounds 15 --json watch_overhead.json
+    python benchmarks/watch_overhead.py --rounds 200 --json watch_overhead.json
 """
 
 from __future__ import annotations
@@ -69,16 +71,16 @@ def loop_seconds(batches: Iterable[Any], step_s: float, kind: str) -> float:
     return time.perf_counter() - t0
 
 
-def wrapper_cost_us(n: int = 200_000) -> float:
+def wrapper_cost_us(n: int = 50_000) -> float:
     """Per-batch cost of the wrapper alone: a plain list, no step, bare vs watched."""
     items = list(range(n))
-    bare = min(loop_seconds(items, 0, "none") for _ in range(3))
+    bare = min(loop_seconds(items, 0, "none") for _ in range(5))
     watched = min(loop_seconds(loadertune.watch(items, report=False), 0, "none")
-                  for _ in range(3))
+                  for _ in range(5))
     return (watched - bare) / n * 1e6
 
 
-def worker_timer_cost_us(batch_size: int, n_batches: int = 3000) -> tuple[float, float]:
+def worker_timer_cost_us(batch_size: int, n_batches: int = 100) -> tuple[float, float]:
     """Per-batch cost of the fetch timer a worker gets (wall, CPU and run-queue clocks around
     each batch), measured in this process around the same fetch; and that fetch, for scale."""
     import numpy as np
@@ -99,9 +101,11 @@ def worker_timer_cost_us(batch_size: int, n_batches: int = 3000) -> tuple[float,
             call(None, indices)
         return (time.perf_counter() - t0) / n_batches
 
-    bare = min(run(fetch) for _ in range(5))
-    timed = min(run(timer) for _ in range(5))
-    return (timed - bare) * 1e6, bare * 1e6
+    bare, timed = [], []
+    for _ in range(60):  # short interleaved blocks; the minimum of each is the unpreempted cost
+        bare.append(run(fetch))
+        timed.append(run(timer))
+    return (min(timed) - min(bare)) * 1e6, min(bare) * 1e6
 
 
 def measure(workers: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -110,7 +114,9 @@ def measure(workers: int, args: argparse.Namespace) -> dict[str, Any]:
     if workers:
         kw.update(persistent_workers=True, multiprocessing_context="fork")
     bare_loader = DataLoader(tiny_dataset(n), **kw)
-    watched = loadertune.watch(DataLoader(tiny_dataset(n), **kw), report=False)
+    second = DataLoader(tiny_dataset(n), **kw)
+    # --control: the "watched" side is a second bare loader, which shows the noise floor
+    watched = second if args.control else loadertune.watch(second, report=False)
     step_s = args.step_ms / 1000
     loop_seconds(bare_loader, 0, "none")  # start and warm up the workers
     loop_seconds(watched, 0, "none")
@@ -120,27 +126,31 @@ def measure(workers: int, args: argparse.Namespace) -> dict[str, Any]:
         for times, loader in pair if r % 2 == 0 else reversed(pair):
             times.append(loop_seconds(loader, step_s, args.step_kind))
     ratios = sorted(w / b for w, b in zip(watch, bare, strict=True))
-    summary = watched.summary()
-    del bare_loader, watched
+    summary = None if args.control else watched.summary()
+    del bare_loader, second, watched
     return {
         "num_workers": workers,
         "bare_s": bare, "watched_s": watch,
         "ratio_of_medians": statistics.median(watch) / statistics.median(bare),
         "median_paired_ratio": statistics.median(ratios),
         "paired_ratio_p25_p75": [ratios[len(ratios) // 4], ratios[(3 * len(ratios)) // 4]],
-        "stall_fraction": summary.stall_fraction,
-        "verdict": summary.verdict.text,
+        "stall_fraction": summary.stall_fraction if summary else None,
+        "verdict": summary.verdict.text if summary else None,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", default="0,2", help="num_workers values, comma-separated")
-    parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--batches", type=int, default=50, help="batches per loop")
+    parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--batches", type=int, default=20,
+                        help="batches per loop (short loops keep each bare/watched pair close "
+                             "in time, so load from other processes hits both alike)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--step-ms", type=float, default=5.0)
     parser.add_argument("--step-kind", choices=("sleep", "burn"), default="sleep")
+    parser.add_argument("--control", action="store_true",
+                        help="A/A run: compare two bare loaders, to see the noise floor")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -156,16 +166,17 @@ def main() -> None:
           f"(the fetch itself: {fetch_us:.0f} µs)")
     print(f"side by side: {args.rounds} rounds of {args.batches} batches, {args.step_ms:g} ms "
           f"{args.step_kind} step, order alternating")
-    print(f"{'workers':>7}  {'bare median':>11}  {'watched median':>14}  {'ratio':>7}  "
-          f"{'paired ratio (p25-p75)':>24}  stall")
+    print(f"{'workers':>7}  {'bare median':>11}  {'watched median':>14}  "
+          f"{'watched/bare (paired median, p25-p75)':>38}  {'ratio of medians':>16}  stall")
     for workers in (int(w) for w in args.workers.split(",")):
         run = measure(workers, args)
         results["runs"].append(run)
         lo, hi = run["paired_ratio_p25_p75"]
+        paired = f"{run['median_paired_ratio']:.4f} ({lo:.4f}-{hi:.4f})"
         print(f"{workers:>7}  {statistics.median(run['bare_s']):>10.4f}s  "
-              f"{statistics.median(run['watched_s']):>13.4f}s  {run['ratio_of_medians']:>7.4f}  "
-              f"{run['median_paired_ratio']:>7.4f} ({lo:.4f}-{hi:.4f})  "
-              f"{run['stall_fraction']:.0%}")
+              f"{statistics.median(run['watched_s']):>13.4f}s  {paired:>38}  "
+              f"{run['ratio_of_medians']:>16.4f}  "
+              f"{'-' if args.control else format(run['stall_fraction'], '.0%')}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     results["load_average_1min"] = load
     if load is not None:
