@@ -140,6 +140,7 @@ def test_a_worker_whose_dataset_took_no_timer_is_named():
     s = summarize(times, counters, num_workers=1, batch_size=2, worker_note="",
                   usable_cpus=2.0, rank=RankInfo())
     assert "worker 0: its dataset copy could not take a fetch timer" in s.worker_note
+    assert s.verdict.recommended_workers is None  # no fetch time: no worker count from it
 
 
 def test_fetch_timer_on_a_plain_dataset_and_on_one_that_cannot_take_it():

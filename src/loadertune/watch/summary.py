@@ -159,7 +159,7 @@ def summarize(times: LoopTimes, counters: list[WorkerCounters], *, num_workers: 
         workers = [main_process_worker(times, batch_size)]
     else:
         workers = []
-    timed = [w for w in workers if w.batches and w.batch_s is not None]
+    timed = [w for w in workers if w.batches and (w.items or w.estimated)]  # fetch was timed
     slowest = max(timed, key=lambda w: w.batch_s or 0.0).worker if len(timed) > 1 else None
 
     step_p50 = _pct(steps, 50)
