@@ -15,6 +15,7 @@ timer around the same fetch.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -109,25 +110,32 @@ def worker_timer_cost_us(batch_size: int, n_batches: int = 100) -> tuple[float, 
 
 
 def measure(workers: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Bare vs watched rounds; half of them with the bare loader made first, half the watched
+    one, so neither side gains from being the older loader (its workers, its memory)."""
     n = args.batches * args.batch_size
     kw = dict(batch_size=args.batch_size, num_workers=workers)
     if workers:
         kw.update(persistent_workers=True, multiprocessing_context="fork")
-    bare_loader = DataLoader(tiny_dataset(n), **kw)
-    second = DataLoader(tiny_dataset(n), **kw)
-    # --control: the "watched" side is a second bare loader, which shows the noise floor
-    watched = second if args.control else loadertune.watch(second, report=False)
     step_s = args.step_ms / 1000
-    loop_seconds(bare_loader, 0, "none")  # start and warm up the workers
-    loop_seconds(watched, 0, "none")
-    bare, watch = [], []
-    for r in range(args.rounds):
-        pair = [(bare, bare_loader), (watch, watched)]
-        for times, loader in pair if r % 2 == 0 else reversed(pair):
-            times.append(loop_seconds(loader, step_s, args.step_kind))
+    bare: list[float] = []
+    watch: list[float] = []
+    summary = None
+    for half in range(2):
+        loaders = [DataLoader(tiny_dataset(n), **kw), DataLoader(tiny_dataset(n), **kw)]
+        bare_loader, second = loaders if half == 0 else loaders[::-1]
+        # --control: the "watched" side is a second bare loader, which shows the noise floor
+        watched = second if args.control else loadertune.watch(second, report=False)
+        for loader in (loaders[0], loaders[1]):  # start and warm up the workers, oldest first
+            loop_seconds(watched if loader is second else loader, 0, "none")
+        for r in range(args.rounds // 2):
+            pair = [(bare, bare_loader), (watch, watched)]
+            for times, loader in pair if r % 2 == 0 else reversed(pair):
+                times.append(loop_seconds(loader, step_s, args.step_kind))
+        if not args.control:
+            summary = watched.summary()
+        del loaders, bare_loader, second, watched, loader  # their workers exit now
+        gc.collect()
     ratios = sorted(w / b for w, b in zip(watch, bare, strict=True))
-    summary = None if args.control else watched.summary()
-    del bare_loader, second, watched
     return {
         "num_workers": workers,
         "bare_s": bare, "watched_s": watch,
