@@ -23,6 +23,10 @@ app = typer.Typer(
 
 def _register() -> None:
     """One line per command module."""
+    from loadertune.cli import doctor, explain
+
+    doctor.register(app)
+    explain.register(app)
 
 
 _register()
