@@ -155,7 +155,7 @@ class _Analyser:
                 elif name in self.loading_functions and isinstance(sub.func, ast.Name):
                     hits.append((sub.lineno, f"calls {name}(), which "
                                  f"{self.loading_functions[name]}"))
-        return sorted(set(hits))
+        return _one_per_line(hits)
 
     def find_loading_functions(self) -> None:
         changed = True
@@ -214,6 +214,13 @@ def _cuda_uses(node: ast.AST) -> list[tuple[int, str]]:
     return hits
 
 
+def _one_per_line(hits: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    first: dict[int, str] = {}
+    for line, what in sorted(hits):
+        first.setdefault(line, what)
+    return sorted(first.items())
+
+
 def analyse(source: str, path: str = "<script>") -> ScriptFacts:
     """Facts about ``source``; a syntax error is reported as a LoadertuneError-free ValueError."""
     tree = ast.parse(source, filename=path)
@@ -231,7 +238,7 @@ def analyse(source: str, path: str = "<script>") -> ScriptFacts:
             continue
         hits.extend(analyser.direct_loads(stmt))
         facts.module_cuda.extend(_cuda_uses(stmt))
-    facts.import_time_loads = sorted(set(hits))
+    facts.import_time_loads = _one_per_line(hits)
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             for item in node.body:

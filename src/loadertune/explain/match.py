@@ -8,6 +8,7 @@ from typing import Any
 from loadertune.explain.catalogue import CATALOGUE, Signature
 
 MAX_EVIDENCE = 3
+MAX_TEXT = 4 * 2**20  # the end of a long log holds the failure
 
 
 @dataclass
@@ -67,7 +68,9 @@ def match_signature(signature: Signature, text: str) -> Match | None:
     evidence: list[tuple[int, str]] = []
     details: dict[str, str] = {}
     for pattern in signature.compiled:
-        for m in pattern.finditer(text):
+        for i, m in enumerate(pattern.finditer(text)):
+            if i >= MAX_EVIDENCE:
+                break  # a log can repeat one error thousands of times
             line = _line_of(text, m.start())
             if line not in evidence and len(evidence) < MAX_EVIDENCE:
                 evidence.append(line)
@@ -79,6 +82,7 @@ def match_signature(signature: Signature, text: str) -> Match | None:
 
 def explain_text(text: str) -> Explanation:
     """Every catalogue entry found in ``text``, the most specific cause first."""
+    text = text[-MAX_TEXT:]
     matches = [m for s in CATALOGUE if (m := match_signature(s, text)) is not None]
     matches.sort(key=lambda m: (-m.signature.priority, m.evidence[0][0]))
     return Explanation(matches)

@@ -69,7 +69,7 @@ def probe(ctx: DoctorContext) -> list[Finding]:
         return findings
     for path, length, kind in object_heavy(loaded.dataset):
         findings.append(warn(PROBE, "memory.copy_on_read",
-                             f"{path} is a Python {kind} container of {length} items",
+                             f"{path} is a Python {kind} with {length} items",
                              f"{path} holds {length} Python objects; every worker that reads "
                              "them touches their refcounts, which copies the pages "
                              "(copy-on-read): each worker's memory grows towards a full copy "
