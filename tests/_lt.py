@@ -49,3 +49,11 @@ def doctor_json(*args: str, **kw: Any) -> tuple[int, dict]:
 
 def checks(report: dict, check: str) -> list[dict]:
     return [f for f in report["findings"] if f["check"] == check]
+
+
+def doctor_here(target: str | None, probes: list[str], **options: Any) -> dict:
+    """Run probes in this process (for conditions that need no process of their own)."""
+    from loadertune.doctor import DoctorContext, parse_target, run_doctor
+
+    ctx = DoctorContext(target=parse_target(target), **options)
+    return run_doctor(ctx, probes).to_dict()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from _lt import checks, doctor_json, run
+from _lt import checks, doctor_here, doctor_json, run
 
 from loadertune.doctor.script_ast import analyse
 
@@ -86,6 +86,6 @@ def test_script_without_guard_really_fails_under_spawn_and_doctor_names_the_line
 def test_same_script_under_fork_is_a_warning(tmp_path) -> None:
     script = tmp_path / "train_fork.py"
     script.write_text(NO_GUARD.replace(', multiprocessing_context="spawn"', ""))
-    rc, report = doctor_json(str(script), "--probe", "startmethod")
+    report = doctor_here(str(script), ["startmethod"])
     [finding] = checks(report, "startmethod.no_main_guard")
-    assert finding["severity"] == "warn" and rc == 0
+    assert finding["severity"] == "warn" and report["worst"] == "warn"

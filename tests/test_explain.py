@@ -5,15 +5,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from _failures import HEAD, NO_GUARD, SCENARIOS, SHM
+from _failures import EXPECTED, OWN_PROCESS, SHM, combined_script
 from _lt import cli, env
 
 from loadertune.explain import CATALOGUE, explain_text
@@ -23,16 +23,18 @@ TORCH = Path(__import__("torch").__file__).parent
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory) -> dict[str, str]:
-    """Run every scenario at once (each in its own session, killed afterwards)."""
+    """Cause every failure (each process in its own session, killed afterwards)."""
     folder = tmp_path_factory.mktemp("failures")
+    scripts = {"combined": combined_script(),
+               **{name: script for name, (script, _) in OWN_PROCESS.items()}}
     procs = {}
-    for name, (body, _) in {**SCENARIOS, "no_guard": (NO_GUARD[len(HEAD):], "")}.items():
+    for name, text in scripts.items():
         script = folder / f"{name}.py"
-        script.write_text(HEAD + body)
+        script.write_text(text)
         # Output goes to a file: a hung worker keeps a pipe open after the main process exits.
         with (folder / f"{name}.out").open("w") as fh:
-            procs[name] = subprocess.Popen([sys.executable, str(script)], cwd=folder,
-                                           stdout=fh, stderr=subprocess.STDOUT,
+            procs[name] = subprocess.Popen([sys.executable, str(script), str(folder)],
+                                           cwd=folder, stdout=fh, stderr=subprocess.STDOUT,
                                            stdin=subprocess.DEVNULL, env=env(),
                                            start_new_session=True)
     deadline = time.monotonic() + 90
@@ -45,25 +47,18 @@ def outputs(tmp_path_factory) -> dict[str, str]:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    return {name: (folder / f"{name}.out").read_text() for name in procs}
+    return {name: (folder / f"{name}.out").read_text() for name in EXPECTED}
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_real_failure_is_explained(outputs: dict[str, str], name: str) -> None:
     text = outputs[name]
-    expected = SCENARIOS[name][1]
+    expected = EXPECTED[name]
     assert text.strip(), f"{name} produced no output"
     explanation = explain_text(text)
     assert expected in explanation.ids(), f"{name}: got {explanation.ids()}\n{text[-3000:]}"
-    if name != "iterable_dup":  # a warning, not the only line
-        assert explanation.primary is not None
-    if name in ("sigkill", "segfault", "sigbus", "exit", "raises", "timeout", "hang"):
+    if name not in ("iterable_dup", "fd_limit"):
         assert explanation.primary.signature.id == expected, explanation.ids()
-
-
-def test_no_main_guard_under_spawn(outputs: dict[str, str]) -> None:
-    explanation = explain_text(outputs["no_guard"])
-    assert explanation.primary.signature.id == "spawn_bootstrap"
 
 
 def test_shm_exhaustion_in_a_1mb_dev_shm(tmp_path: Path) -> None:
@@ -107,8 +102,8 @@ def test_ancdata_and_torch_fd_message() -> None:
 
 
 def test_every_catalogue_entry_is_exercised() -> None:
-    covered = {v[1] for v in SCENARIOS.values()} | {
-        "spawn_bootstrap", "shm_exhausted", "cuda_forked", "pin_memory_thread", "ancdata",
+    covered = set(EXPECTED.values()) | {
+        "shm_exhausted", "cuda_forked", "pin_memory_thread", "ancdata",
         "spawn_main_attribute"}
     assert {s.id for s in CATALOGUE} <= covered
     text = "AttributeError: Can't get attribute 'MyDataset' on <module '__main__' (built-in)>"
@@ -126,7 +121,7 @@ def test_unknown_text_says_unknown_and_suggests_doctor(tmp_path: Path) -> None:
 
 
 def test_cli_json_gives_stable_ids_and_live_probes(outputs: dict[str, str]) -> None:
-    result = cli("explain", "-", "--json", stdin=outputs["sigbus"])
+    result = cli("explain", "-", "--json", stdin=outputs["sigbus"], extra_env={})
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["cause"] == "bus_error_shm"

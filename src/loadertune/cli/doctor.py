@@ -53,6 +53,8 @@ def doctor(
                         prefetch_factor=prefetch_factor, measure=measure)
     if ctx.target.spec is None:
         ctx.measure = False
+    elif ctx.dataset() is None:
+        raise LoadertuneError(ctx.load_error or f"cannot load dataset {target!r}")
     report = run_doctor(ctx, probe)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, default=str))

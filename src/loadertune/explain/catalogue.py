@@ -208,7 +208,7 @@ CATALOGUE: tuple[Signature, ...] = (
     Signature(
         "worker_hang", "workers hang (deadlock)",
         (r"Timeout \(\d+:\d\d:\d\d\)!", r"Thread 0x[0-9a-f]+ \(most recent call first\)",
-         r"\(idle\)|py-spy", r"(?i)\b(?:hangs?|hung|stuck|freez\w*|deadlock\w*)\b"),
+         r"\(idle\)|py-spy", r"(?i)\b(?:hangs?|hung|stuck|deadlock\w*)\b"),
         "the main process waits for batches that never come: a worker forked while another "
         "thread held a lock (logging, OpenMP/OpenCV/MKL thread pools, a queue) and waits on "
         "it forever, or it blocks on I/O",
@@ -246,7 +246,7 @@ CATALOGUE: tuple[Signature, ...] = (
         "time-share cores and can freeze or slow the machine",
         "`nproc` and `python -c \"import os; print(len(os.sched_getaffinity(0)))\"`",
         "num_workers <= the suggested number (`loadertune doctor` computes what fits)",
-        priority=40, probes=("cores",)),
+        priority=58, probes=("cores",)),
     Signature(
         "worker_exception", "your dataset or collate_fn raised in a worker",
         (r"Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)",),
