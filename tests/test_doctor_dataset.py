@@ -13,7 +13,13 @@ from _lt import checks, doctor_here, run
 
 from loadertune.doctor.probes.memory import max_safe_workers
 from loadertune.doctor.probes.pickling import hazard, pickle_error, unpicklable_path
-from loadertune.doctor.probes.storage import classify, mount_of, parse_mountinfo
+from loadertune.doctor.probes.storage import (
+    ReadResult,
+    classify,
+    mount_of,
+    parse_mountinfo,
+    refine,
+)
 
 BAD = textwrap.dedent("""\
     import sqlite3, threading
@@ -126,6 +132,8 @@ def test_storage_classification_on_captured_mountinfo() -> None:
     assert classify(mount_of("/mnt/s3/x", mounts), None) == "network"
     root = mount_of("/home/u/a.jpg", mounts)
     assert classify(root, "0\n") == "ssd" and classify(root, "1\n") == "hdd"
+    assert refine("hdd", ReadResult(files=10, nbytes=10**6, seconds=1.0)) == "hdd"
+    assert refine("hdd", ReadResult(files=5000, nbytes=10**8, seconds=1.0)).startswith("disk")
 
 
 def test_cuda_script_checks(tmp_path: Path) -> None:

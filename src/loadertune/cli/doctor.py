@@ -7,7 +7,8 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 
 from loadertune.cli.console import stdout_console
@@ -15,19 +16,34 @@ from loadertune.doctor import DoctorContext, Report, parse_target, run_doctor
 from loadertune.errors import LoadertuneError
 
 STYLES = {"ok": "green", "warn": "yellow", "error": "bold red"}
+BADGES = {"ok": " ok  ", "warn": "WARN ", "error": "ERROR"}
 
 
-def render(report: Report) -> Table:
-    table = Table(title=f"loadertune doctor {report.target or '(machine only)'}",
-                  show_lines=True, expand=True)
-    table.add_column("", width=5, no_wrap=True)
-    table.add_column("check", ratio=1)
-    table.add_column("evidence", ratio=3)
-    table.add_column("fix", ratio=2)
+def render(report: Report) -> Group:
+    """One block per finding: badge and title, then the evidence and the fix, indented."""
+    parts: list[Text] = [Text(f"loadertune doctor {report.target or '(this machine)'}",
+                              style="bold")]
     for f in report.findings:
-        check = Text(f.title + ("" if not f.where else f"\n{f.where}"))
-        table.add_row(Text(f.severity, style=STYLES[f.severity]), check, f.evidence, f.fix)
-    return table
+        head = Text()
+        head.append(BADGES[f.severity], style=STYLES[f.severity])
+        head.append(f" [{f.probe}] ", style="dim")
+        head.append(f.title, style="bold" if f.severity != "ok" else "")
+        if f.where:
+            head.append(f"  {f.where}", style="cyan")
+        parts.append(head)
+        parts.append(Text(f.evidence, style="dim"))
+        if f.fix:
+            fix = Text()
+            fix.append("fix: ", style="bold green")
+            fix.append(f.fix)
+            parts.append(fix)
+    return Group(*(_indent(t, i) for i, t in enumerate(parts)))
+
+
+def _indent(text: Text, index: int) -> Padding | Text:
+    if index == 0 or text.plain.startswith(tuple(BADGES.values())):
+        return text
+    return Padding(text, (0, 0, 0, 6))
 
 
 def doctor(

@@ -57,7 +57,7 @@ def probe(ctx: DoctorContext) -> list[Finding]:
                    start_method=method, source=source, platform=sys.platform)]
     if facts is None:
         return findings
-    if not facts.loaders:
+    if not facts.loaders and ctx.target.spec is None:
         findings.append(ok(PROBE, "startmethod.no_loader", "no DataLoader call in the script",
                            f"{facts.path} has no DataLoader(...) call; checks of the script "
                            "found nothing to inspect"))

@@ -20,6 +20,8 @@ MAX_FILES = 200
 CHUNK = 1 << 20
 MAX_BYTES = 256 << 20
 SLOW_MB_S = 100.0
+FAST_MB_S = 300.0  # beyond any spinning disk
+FAST_FILES_S = 1000.0  # an HDD seeks ~100-200 times a second
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,13 @@ def classify(mount: Mount | None, rotational: str | None) -> str:
     if rotational is not None:
         return "hdd" if rotational.strip() == "1" else "ssd"
     return "unknown"
+
+
+def refine(kind: str, result: ReadResult) -> str:
+    """Virtual disks (virtio, cloud volumes) often claim to be rotational; trust the reads."""
+    if kind == "hdd" and (result.files_s >= FAST_FILES_S or result.mb_s >= FAST_MB_S):
+        return "disk (claims rotational, reads fast: likely virtual or cached)"
+    return kind
 
 
 def rotational_flag(device: str) -> str | None:
@@ -155,6 +164,7 @@ def probe(ctx: DoctorContext) -> list[Finding]:
     mount = mount_of(str(files[0].resolve()), mounts)
     kind = classify(mount, rotational_flag(mount.device) if mount else None)
     result = read_test(files, ctx.storage_time_limit_s)
+    kind = refine(kind, result)
     where = f"{mount.mount_point} ({mount.fstype}, {mount.source})" if mount else "unknown mount"
     evidence = (f"read {result.files} file(s), {result.nbytes / 1e6:.1f} MB in "
                 f"{result.seconds:.2f} s: {result.mb_s:.0f} MB/s, {result.files_s:.0f} files/s "
