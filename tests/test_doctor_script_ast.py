@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from _lt import checks, doctor_here, doctor_json, run
+from _lt import checks, doctor_here, run
 
 from loadertune.doctor.script_ast import analyse
 
@@ -75,8 +75,8 @@ def test_script_without_guard_really_fails_under_spawn_and_doctor_names_the_line
     real = run([sys.executable, str(script)], timeout=90, cwd=str(tmp_path))
     assert real.returncode != 0
     assert "bootstrapping phase" in real.stderr
-    rc, report = doctor_json(str(script), cwd=str(tmp_path))
-    assert rc == 1
+    report = doctor_here(str(script), ["startmethod"])
+    assert report["worst"] == "error"
     [finding] = checks(report, "startmethod.no_main_guard")
     assert finding["severity"] == "error"
     assert finding["where"] == f"{script}:11"

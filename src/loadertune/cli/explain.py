@@ -20,6 +20,9 @@ MAX_BYTES = 20 * 2**20
 
 def read_input(source: str) -> str:
     if source == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise LoadertuneError("no log given: pass a FILE with the traceback, or pipe it in "
+                                  "(`python train.py 2>&1 | loadertune explain -`)")
         return sys.stdin.read()
     path = Path(source).expanduser()
     if not path.is_file():
