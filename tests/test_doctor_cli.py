@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _lt import cli, doctor_json
+from _lt import checks, cli, doctor_json
 
 from loadertune.doctor import DoctorContext, run_doctor
 from loadertune.doctor.findings import Finding, Report, error, ok, warn
@@ -60,3 +60,12 @@ def test_report_worst_and_counts() -> None:
     assert report.worst == "error" and report.counts() == {"ok": 1, "warn": 1, "error": 1}
     with pytest.raises(ValueError):
         Finding("a", "a.b", "fatal", "t", "e")
+
+
+def test_json_stays_clean_when_the_dataset_module_prints(tmp_path) -> None:
+    (tmp_path / "noisy.py").write_text(
+        "import torch\nprint('loading data...')\n"
+        "def make():\n    return torch.utils.data.TensorDataset(torch.zeros(4, 2))\n")
+    rc, report = doctor_json(f"{tmp_path / 'noisy.py'}:make", "--probe", "pickling")
+    assert report["target"].endswith("noisy.py:make")
+    assert checks(report, "pickling.picklable")

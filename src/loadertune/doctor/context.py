@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,7 +102,8 @@ class DoctorContext:
 
             self._cuda_before = torch.cuda.is_initialized()
             try:
-                self._loaded = load_dataset(self.target.spec)
+                with contextlib.redirect_stdout(sys.stderr):  # keep --json output clean
+                    self._loaded = load_dataset(self.target.spec)
             except LoadertuneError as err:
                 self._load_error = str(err)
         return self._loaded

@@ -77,7 +77,7 @@ def match_signature(signature: Signature, text: str) -> Match | None:
             for key, value in m.groupdict().items():
                 if value is not None:
                     details.setdefault(key, value.strip())
-    return Match(signature, evidence, details) if evidence else None
+    return Match(signature, sorted(evidence), details) if evidence else None
 
 
 def explain_text(text: str) -> Explanation:
