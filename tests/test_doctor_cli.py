@@ -66,6 +66,6 @@ def test_json_stays_clean_when_the_dataset_module_prints(tmp_path) -> None:
     (tmp_path / "noisy.py").write_text(
         "import torch\nprint('loading data...')\n"
         "def make():\n    return torch.utils.data.TensorDataset(torch.zeros(4, 2))\n")
-    rc, report = doctor_json(f"{tmp_path / 'noisy.py'}:make", "--probe", "pickling")
+    _, report = doctor_json(f"{tmp_path / 'noisy.py'}:make", "--probe", "pickling")
     assert report["target"].endswith("noisy.py:make")
     assert checks(report, "pickling.picklable")
