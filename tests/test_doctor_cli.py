@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from _lt import checks, cli, doctor_json
+from _lt import (
+    checks,
+    cli,
+    doctor_json,
+    no_stray_children,  # noqa: F401  (autouse fixture)
+)
 
 from loadertune.doctor import DoctorContext, run_doctor
 from loadertune.doctor.findings import Finding, Report, error, ok, warn

@@ -6,7 +6,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _lt import checks, doctor_here, doctor_json
+from _lt import (
+    checks,
+    doctor_here,
+    doctor_json,
+    no_stray_children,  # noqa: F401  (autouse fixture)
+)
 
 from loadertune.doctor.cgroups import (
     cgroup_dir,

@@ -9,7 +9,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from _lt import checks, doctor_here, run
+from _lt import (
+    checks,
+    doctor_here,
+    no_stray_children,  # noqa: F401  (autouse fixture)
+    run,
+)
 
 from loadertune.doctor.probes.memory import max_safe_workers
 from loadertune.doctor.probes.pickling import hazard, pickle_error, unpicklable_path

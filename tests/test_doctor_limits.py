@@ -9,7 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from _lt import checks, doctor_here, env, run
+from _lt import (
+    checks,
+    doctor_here,
+    env,
+    no_stray_children,  # noqa: F401  (autouse fixture)
+    run,
+)
 
 from loadertune.doctor.probes.fds import fds_needed
 from loadertune.doctor.probes.shm import parse_sysctl_int, shm_need

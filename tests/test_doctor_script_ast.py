@@ -5,7 +5,12 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from _lt import checks, doctor_here, run
+from _lt import (
+    checks,
+    doctor_here,
+    no_stray_children,  # noqa: F401  (autouse fixture)
+    run,
+)
 
 from loadertune.doctor.script_ast import analyse
 
