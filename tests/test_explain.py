@@ -137,3 +137,12 @@ def test_cli_bad_input_is_one_line(tmp_path: Path) -> None:
     result = cli("explain", str(tmp_path / "missing.log"))
     assert result.returncode == 2
     assert "does not exist" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_shell_killed_line_and_catalogue_listing() -> None:
+    text = "Epoch 3: 41%|####     | 410/1000\nbash: line 1:  4242 Killed    python train.py\n"
+    assert explain_text(text).primary.signature.id == "worker_oom_killed"
+    assert not explain_text("the job was not killed by anything").known
+    result = cli("explain", "--list", "--json")
+    ids = [row["id"] for row in json.loads(result.stdout)]
+    assert ids == [s.id for s in CATALOGUE] and len(set(ids)) == len(ids)

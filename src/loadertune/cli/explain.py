@@ -13,7 +13,7 @@ from rich.text import Text
 
 from loadertune.cli.console import stdout_console
 from loadertune.errors import LoadertuneError
-from loadertune.explain import Explanation, Match, add_live_probes, explain_text
+from loadertune.explain import CATALOGUE, Explanation, Match, add_live_probes, explain_text
 
 MAX_BYTES = 20 * 2**20
 
@@ -79,8 +79,12 @@ def explain(
     )] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON with stable cause ids.")]
     = False,
+    list_causes: Annotated[bool, typer.Option("--list", help="List the known causes.")] = False,
 ) -> None:
     """Name the cause of a DataLoader traceback or log, how to confirm it, and the fix."""
+    if list_causes:
+        print_catalogue(as_json)
+        return
     text = read_input(source)
     if not text.strip():
         raise LoadertuneError("the input is empty; pass the file holding the traceback")
@@ -93,6 +97,16 @@ def explain(
         render(explanation)
     if not explanation.known:
         sys.exit(1)
+
+
+def print_catalogue(as_json: bool) -> None:
+    rows = [{"id": s.id, "title": s.title, "cause": s.cause, "fix": s.fix} for s in CATALOGUE]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    console = stdout_console()
+    for row in rows:
+        console.print(f"[bold]{row['id']}[/]  {row['title']}")
 
 
 def register(app: typer.Typer) -> None:

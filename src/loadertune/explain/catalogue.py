@@ -148,7 +148,8 @@ CATALOGUE: tuple[Signature, ...] = (
         priority=95, probes=("cuda",)),
     Signature(
         "worker_oom_killed", "a worker was killed (SIGKILL): usually the OOM killer",
-        (WORKER_SIGNAL + r"Killed", r"killed by signal 9\b"),
+        (WORKER_SIGNAL + r"Killed", r"killed by signal 9\b",
+         r"(?m)^(?:[^\n]*: line \d+: +\d+ )?Killed(?: +[^\n]*)?$"),
         "the kernel's OOM killer (or a container's memory limit) killed a worker with "
         "SIGKILL: the workers together used more memory than available. Python-object "
         "datasets grow in every worker over an epoch (copy-on-read)",
