@@ -162,3 +162,15 @@ def test_cuda_script_checks(tmp_path: Path) -> None:
     [worker] = checks(report, "cuda.in_worker")
     assert worker["where"] == f"{script}:6" and worker["severity"] == "error"
     assert report["worst"] == "error"
+
+
+def test_pickling_check_leaves_tensors_where_they_are(tmp_path: Path) -> None:
+    from loadertune.doctor import DoctorContext, parse_target, run_doctor
+
+    (tmp_path / "tensords.py").write_text(
+        "import torch\ndef make():\n"
+        "    return torch.utils.data.TensorDataset(torch.zeros(1000, 8))\n")
+    ctx = DoctorContext(target=parse_target(f"{tmp_path / 'tensords.py'}:make"))
+    report = run_doctor(ctx, ["pickling"])
+    assert report.by_check("pickling.picklable")
+    assert not ctx.dataset().dataset.tensors[0].is_shared()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import pickle
 import socket
 import sqlite3
 import threading
@@ -19,12 +20,25 @@ DB_MODULES = ("sqlite3", "psycopg2", "psycopg", "pymysql", "MySQLdb", "pymongo",
 LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
 
 
-def pickle_error(obj: Any) -> str | None:
-    """The error pickling ``obj`` the way multiprocessing does, or None when it pickles."""
-    from multiprocessing.reduction import ForkingPickler
+class _Sink:
+    """A file that counts and discards what is written (pickling needs no memory copy)."""
 
+    def __init__(self) -> None:
+        self.size = 0
+
+    def write(self, data: bytes) -> int:
+        self.size += len(data)
+        return len(data)
+
+
+def pickle_error(obj: Any) -> str | None:
+    """The error pickling ``obj`` as spawn does, or None when it pickles.
+
+    Plain pickle, not multiprocessing's ForkingPickler: with torch imported, the latter moves
+    every tensor it meets into shared memory, a side effect doctor must not have.
+    """
     try:
-        ForkingPickler.dumps(obj)
+        pickle.Pickler(_Sink(), protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
     except Exception as err:
         return f"{type(err).__name__}: {err}"
     return None
