@@ -12,6 +12,7 @@ import pytest
 from _lt import (
     checks,
     doctor_here,
+    doctor_json,
     env,
     no_stray_children,  # noqa: F401  (autouse fixture)
     run,
@@ -119,3 +120,13 @@ def test_pure_helpers() -> None:
     assert shm_need(1000, 32, 2, 4) == 256_000
     assert env_threads({"OMP_NUM_THREADS": "4", "MKL_NUM_THREADS": "x"}) == {"OMP_NUM_THREADS": 4}
     assert oversubscription(4, 2, 2, 2) == 5.0
+
+
+def test_threads_started_by_the_dataset_import_are_flagged(tmp_path: Path) -> None:
+    (tmp_path / "threadedds.py").write_text(
+        "import threading, time, torch\n"
+        "threading.Thread(target=time.sleep, args=(30,), name='prefetcher', daemon=True).start()\n"
+        "def make():\n    return torch.utils.data.TensorDataset(torch.zeros(4, 2))\n")
+    _, report = doctor_json(f"{tmp_path / 'threadedds.py'}:make", "--probe", "threads")
+    [finding] = checks(report, "threads.before_fork")
+    assert finding["data"]["threads"] == ["prefetcher"] and finding["severity"] == "warn"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, ok, warn
@@ -64,4 +65,22 @@ def probe(ctx: DoctorContext) -> list[Finding]:
                              "workers", **data))
     else:
         findings.append(ok(PROBE, "threads.ok", "threads fit the cores", evidence, **data))
+    findings.extend(parent_threads(ctx))
     return findings
+
+
+def parent_threads(ctx: DoctorContext) -> list[Finding]:
+    """Threads the dataset's import started: forked workers inherit their locks, held or not."""
+    if ctx.dataset() is None or ctx.machine.start_method != "fork":
+        return []
+    ours = ("MainThread", "loadertune-sample")
+    others = [t.name for t in threading.enumerate() if t.name not in ours]
+    if not others:
+        return []
+    return [warn(PROBE, "threads.before_fork", f"{len(others)} thread(s) running before fork",
+                 f"importing the dataset started thread(s) {', '.join(others[:5])}; a worker "
+                 "forked while one of them holds a lock (logging, a queue, an OpenMP pool) "
+                 "waits on it forever: the loader hangs",
+                 "start such threads after the DataLoader's workers exist (persistent_workers="
+                 "True), or use multiprocessing_context='forkserver' or 'spawn'",
+                 threads=others)]
