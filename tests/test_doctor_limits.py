@@ -89,14 +89,16 @@ def test_low_ulimit_n_is_an_error(big_spec: str) -> None:
     assert "file_system" in finding["fix"] and "ulimit -n" in finding["fix"]
 
 
-def test_file_system_strategy_needs_no_descriptors(tmp_path: Path) -> None:
-    script = tmp_path / "fs.py"
-    script.write_text("import torch.multiprocessing as m\nm.set_sharing_strategy('file_system')\n"
-                      "from loadertune.cli import main\nmain()\n")
-    import json
+def test_file_system_strategy_needs_no_descriptors() -> None:
+    import torch.multiprocessing as tmp
 
-    result = run([sys.executable, str(script), "doctor", "--probe", "fds", "--json"])
-    [finding] = checks(json.loads(result.stdout), "fds.limit")
+    before = tmp.get_sharing_strategy()
+    tmp.set_sharing_strategy("file_system")
+    try:
+        report = doctor_here(None, ["fds"])
+    finally:
+        tmp.set_sharing_strategy(before)
+    [finding] = checks(report, "fds.limit")
     assert finding["severity"] == "ok" and finding["data"]["strategy"] == "file_system"
 
 
@@ -123,10 +125,13 @@ def test_pure_helpers() -> None:
 
 
 def test_threads_started_by_the_dataset_import_are_flagged(tmp_path: Path) -> None:
+    """Also: what the module prints goes to stderr, so --json stays parseable."""
     (tmp_path / "threadedds.py").write_text(
-        "import threading, time, torch\n"
+        "import threading, time, torch\nprint('loading data...')\n"
         "threading.Thread(target=time.sleep, args=(30,), name='prefetcher', daemon=True).start()\n"
         "def make():\n    return torch.utils.data.TensorDataset(torch.zeros(4, 2))\n")
-    _, report = doctor_json(f"{tmp_path / 'threadedds.py'}:make", "--probe", "threads")
+    _, report = doctor_json(f"{tmp_path / 'threadedds.py'}:make", "--probe", "threads",
+                            "--probe", "pickling")
     [finding] = checks(report, "threads.before_fork")
     assert finding["data"]["threads"] == ["prefetcher"] and finding["severity"] == "warn"
+    assert checks(report, "pickling.picklable")
