@@ -94,3 +94,16 @@ def test_same_script_under_fork_is_a_warning(tmp_path) -> None:
     report = doctor_here(str(script), ["startmethod"])
     [finding] = checks(report, "startmethod.no_main_guard")
     assert finding["severity"] == "warn" and report["worst"] == "warn"
+
+
+def test_a_dataset_in_a_script_that_trains_on_import_is_not_imported(tmp_path) -> None:
+    marker = tmp_path / "trained"
+    script = tmp_path / "trains_on_import.py"
+    script.write_text(NO_GUARD.replace("def train():\n", f"def train():\n"
+                                       f"    open({str(marker)!r}, 'w').close()\n")
+                      + "def make():\n    return ds\n")
+    report = doctor_here(f"{script}:make", ["startmethod", "pickling"])
+    assert not marker.exists()
+    [blocked] = checks(report, "pickling.load_failed")
+    assert "line 12" in blocked["evidence"] and blocked["severity"] == "error"
+    assert checks(report, "startmethod.no_main_guard")[0]["where"] == f"{script}:12"

@@ -69,7 +69,7 @@ def doctor(
                         prefetch_factor=prefetch_factor, measure=measure)
     if ctx.target.spec is None:
         ctx.measure = False
-    elif ctx.dataset() is None:
+    elif ctx.dataset() is None and ctx.import_blocked() is None:
         raise LoadertuneError(ctx.load_error or f"cannot load dataset {target!r}")
     report = run_doctor(ctx, probe)
     if as_json:

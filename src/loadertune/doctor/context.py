@@ -98,6 +98,9 @@ class DoctorContext:
         """The dataset, imported in this process (once); None without a spec or when it fails."""
         if not self._loaded_tried and self.target.spec is not None:
             self._loaded_tried = True
+            self._load_error = self.import_blocked()
+            if self._load_error is not None:
+                return None
             import torch
 
             self._cuda_before = torch.cuda.is_initialized()
@@ -107,6 +110,23 @@ class DoctorContext:
             except LoadertuneError as err:
                 self._load_error = str(err)
         return self._loaded
+
+    def import_blocked(self) -> str | None:
+        """Why the script must not be imported: it would start workers (train) on import."""
+        script = self.target.script
+        if script is None:
+            return None
+        from loadertune.doctor.script_ast import analyse
+
+        try:
+            facts = analyse(script.read_text(encoding="utf-8", errors="replace"), str(script))
+        except SyntaxError:
+            return None  # the import reports it
+        if not facts.import_time_loads:
+            return None
+        line, what = facts.import_time_loads[0]
+        return (f"not importing {script.name}: line {line} {what} at import time, so importing "
+                "it would run the training; put that under `if __name__ == \"__main__\":`")
 
     @property
     def load_error(self) -> str | None:
