@@ -43,7 +43,7 @@ def render(report: Report) -> Group:
 def _indent(text: Text, index: int) -> Padding | Text:
     if index == 0 or text.plain.startswith(tuple(BADGES.values())):
         return text
-    return Padding(text, (0, 0, 0, 6))
+    return Padding(text, (0, 0, 0, 6), expand=False)
 
 
 def doctor(

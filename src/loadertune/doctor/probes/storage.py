@@ -179,5 +179,6 @@ def probe(ctx: DoctorContext) -> list[Finding]:
     if result.nbytes > 8 << 20 and result.mb_s < SLOW_MB_S and kind != "memory":
         return [warn(PROBE, "storage.slow_read", f"slow reads: {result.mb_s:.0f} MB/s",
                      evidence, "move the data to faster local storage or shard it", **data)]
-    return [ok(PROBE, "storage.read", f"{result.mb_s:.0f} MB/s from {kind} storage", evidence,
+    return [ok(PROBE, "storage.read",
+               f"{result.mb_s:.0f} MB/s, {result.files_s:.0f} files/s ({kind})", evidence,
                **data)]
