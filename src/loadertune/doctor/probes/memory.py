@@ -53,8 +53,10 @@ def measure_worker(ctx: DoctorContext) -> Any:
     from loadertune.trial import DatasetSource, TrialPlan, run_trial
 
     config = LoaderConfig(num_workers=TRIAL_WORKERS, batch_size=ctx.batch_size)
-    plan = TrialPlan(batches=4, repeats=1, max_repeats=1, warmup=2,
-                     timeout_s=ctx.measure_time_limit_s)
+    # A sleeping consumer keeps the trial running long enough for several PSS/USS samples
+    # of the workers (taken every 0.25 s) without taking CPU from them.
+    plan = TrialPlan(batches=10, repeats=2, max_repeats=2, warmup=4, step_ms=25,
+                     step_kind="sleep", timeout_s=ctx.measure_time_limit_s)
     return run_trial(DatasetSource(spec=ctx.target.spec), config, plan)
 
 
@@ -89,6 +91,11 @@ def probe(ctx: DoctorContext) -> list[Finding]:
                              "run `loadertune explain` on the message, or fix the dataset"))
         return findings
     if not per_worker:
+        findings.append(warn(PROBE, "memory.measure_failed",
+                             "could not measure a worker's memory",
+                             f"the {TRIAL_WORKERS}-worker trial ended before its workers were "
+                             "sampled", "rerun doctor; a dataset this quick to load rarely "
+                             "limits memory"))
         return findings
     main = mem.main_uss or mem.main_rss
     fit = max_safe_workers(avail, main, per_worker)
