@@ -23,10 +23,12 @@ app = typer.Typer(
 
 def _register() -> None:
     """One line per command module."""
-    from loadertune.cli import bench, demo
+from loadertune.cli import bench, demo, doctor, explain
 
     app.command("bench")(bench.bench)
     app.command("demo")(demo.demo)
+    doctor.register(app)
+    explain.register(app)
 
 
 _register()
