@@ -23,7 +23,7 @@ app = typer.Typer(
 
 def _register() -> None:
     """One line per command module."""
-from loadertune.cli import bench, demo, doctor, explain
+    from loadertune.cli import bench, demo, doctor, explain
 
     app.command("bench")(bench.bench)
     app.command("demo")(demo.demo)
