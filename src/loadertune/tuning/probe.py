@@ -1,0 +1,92 @@
+"""A quick look at the dataset in this process: what one item costs in wall and CPU time.
+
+An item whose wall time is mostly not CPU time waits on something (storage, network, a sleep):
+such a dataset is latency-bound, and more workers than cores pay off.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from loadertune.dataset_spec import LoadedDataset
+
+PROBE_S = 0.5          # stop probing after this long
+PROBE_ITEMS = 16       # ...or after this many items (the first one is not timed)
+LATENCY_SHARE = 0.5    # CPU below this share of wall time: the item mostly waits
+MIN_LATENCY_S = 50e-6  # items faster than this are not latency-bound whatever their CPU share
+
+
+@dataclass(frozen=True)
+class ItemProbe:
+    """Per-item wall and CPU seconds in the main process, and the first item itself."""
+
+    items: int
+    wall_s: float
+    cpu_s: float
+
+    @property
+    def cpu_share(self) -> float:
+        return self.cpu_s / self.wall_s if self.wall_s > 0 else 1.0
+
+    @property
+    def latency_bound(self) -> bool:
+        return (self.items > 0 and self.wall_s >= MIN_LATENCY_S
+                and self.cpu_share < LATENCY_SHARE)
+
+    def describe(self) -> str:
+        if self.items == 0:
+            return "the dataset could not be probed in this process"
+        kind = ("latency-bound: items mostly wait" if self.latency_bound
+                else "CPU-bound")
+        return (f"an item takes {_ms(self.wall_s)} of which {100 * self.cpu_share:.0f}% CPU "
+                f"({kind}; {self.items} items probed)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "latency_bound": self.latency_bound}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms" if seconds < 0.1 else f"{seconds:.2f} s"
+
+
+def probe_items(loaded: LoadedDataset, limit_s: float = PROBE_S,
+                limit_items: int = PROBE_ITEMS) -> tuple[ItemProbe, Any]:
+    """Time items of ``loaded`` here; returns the probe and the first item (None if none).
+
+    A dataset that raises is not probed (the trials will report its error properly).
+    """
+    try:
+        items = _items(loaded)
+        first = next(items)
+    except Exception:
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), None
+    count, wall, cpu = 0, 0.0, 0.0
+    started = time.perf_counter()
+    try:
+        while count < limit_items and time.perf_counter() - started < limit_s:
+            w0, c0 = time.perf_counter(), time.process_time()
+            next(items)
+            wall += time.perf_counter() - w0
+            cpu += time.process_time() - c0
+            count += 1
+    except StopIteration:
+        pass
+    except Exception:
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), first
+    if count == 0:
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), first
+    return ItemProbe(items=count, wall_s=wall / count, cpu_s=cpu / count), first
+
+
+def _items(loaded: LoadedDataset) -> Any:
+    dataset = loaded.dataset
+    if loaded.iterable:
+        yield from iter(dataset)
+        return
+    n = loaded.length() or 0
+    # Spread the indices over the dataset so caches of neighbouring items do not flatter it.
+    stride = max(n // (PROBE_ITEMS + 1), 1)
+    for i in range(0, n, stride):
+        yield dataset[i]

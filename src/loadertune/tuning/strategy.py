@@ -1,0 +1,353 @@
+"""The adaptive search: a pure function of the results so far -> the next config, or a stop.
+
+Phases, each derived again from the results on every call (no hidden state):
+
+1. **climb** num_workers coarse-to-fine: 0, 1, 2, 4 … up to the usable CPUs for a CPU-bound
+   dataset; for a latency-bound one (the probe saw items wait) the CPU count, then ×4 steps up
+   to a latency cap. Climbing stops at a plateau (the last step gained less than the noise),
+   when even linear scaling from the last step could not beat the best, when the consumer is
+   saturated (the step, not the loader, is the bottleneck), at a failure, at the memory budget
+   or at the cap.
+2. **refine** around the best: fewer workers when they might tie it, and between the best and
+   a clearly slower neighbour when the peak may lie in between.
+3. **prefetch**: a deeper prefetch_factor at the best worker count.
+4. **pin**: pin_memory, only where an accelerator exists.
+
+persistent_workers needs no trial: its value is the epoch-start cost the trials measured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from loadertune.config import LoaderConfig
+from loadertune.results import TrialResult
+from loadertune.tuning.budget import Limits, MemoryModel, memory_model
+from loadertune.tuning.compare import (
+    MAX_TIE,
+    beats,
+    fastest,
+    margin,
+    noise,
+    pick,
+    rate,
+    saturated,
+    step_share,
+    ties,
+)
+
+LATENCY_STEP = 4
+MAX_REFINES = 2
+PREFETCH_OPTIONS = (4,)
+
+
+@dataclass(frozen=True)
+class Space:
+    """What the strategy searches over and the facts it needs beyond the results."""
+
+    batch_size: int
+    limits: Limits
+    latency_bound: bool = False
+    accelerator: bool = False
+    start_method: str | None = None      # multiprocessing_context to recommend (None: default)
+    worker_start_method: str = "fork"    # the start method workers actually use
+    main_estimate: int = 0               # bytes the main process holds before any trial
+    dataset_len: int | None = None
+    prefetch_options: tuple[int, ...] = PREFETCH_OPTIONS
+    max_refines: int = MAX_REFINES
+
+    @property
+    def cap(self) -> int:
+        return self.limits.worker_cap(self.latency_bound)
+
+    def config(self, workers: int, prefetch: int | None = None,
+               pin: bool = False) -> LoaderConfig:
+        if workers == 0:
+            return LoaderConfig(num_workers=0, batch_size=self.batch_size, pin_memory=pin)
+        return LoaderConfig(num_workers=workers, batch_size=self.batch_size,
+                            prefetch_factor=prefetch, pin_memory=pin, persistent_workers=True,
+                            multiprocessing_context=self.start_method)
+
+    def rungs(self) -> list[int]:
+        """The coarse num_workers ladder, ascending, ending at the cap."""
+        cap = self.cap
+        if self.latency_bound:
+            k, rungs = min(max(self.limits.cpu_workers, 1), cap), []
+            while k < cap:
+                rungs.append(k)
+                k *= LATENCY_STEP
+        else:
+            k, rungs = 1, [0]
+            while k < cap:
+                rungs.append(k)
+                k *= 2
+        return [*rungs, cap]
+
+    def memory(self, results: Sequence[TrialResult]) -> MemoryModel:
+        return memory_model(results, self.worker_start_method, self.main_estimate,
+                            self.dataset_len)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The next config to measure (None: the search is over) and why."""
+
+    config: LoaderConfig | None
+    phase: str
+    why: str
+
+
+def worker_results(space: Space, results: Sequence[TrialResult]) -> dict[int, TrialResult]:
+    """The climb's results by num_workers: default prefetch, no pinning."""
+    out: dict[int, TrialResult] = {}
+    for r in results:
+        c = r.config
+        if c == space.config(c.num_workers):
+            out[c.num_workers] = r
+    return out
+
+
+def _fits(space: Space, results: Sequence[TrialResult], workers: int) -> str | None:
+    """Why ``workers`` must not be started (memory budget), or None when it may."""
+    model = space.memory(results)
+    if workers > 0 and model.predict(workers) > space.limits.memory_budget:
+        return model.explain(workers)
+    return None
+
+
+def _failed_wall(measured: dict[int, TrialResult]) -> TrialResult | None:
+    failed = [r for r in measured.values() if not r.ok]
+    return min(failed, key=lambda r: r.config.num_workers) if failed else None
+
+
+def climb(space: Space, results: Sequence[TrialResult]) -> Decision:
+    """Phase 1: the next rung of the ladder, or why climbing is over."""
+    measured = worker_results(space, results)
+    best = pick(list(measured.values()))
+    wall = _failed_wall(measured)
+    for rung in space.rungs():
+        if rung in measured:
+            continue
+        if wall is not None and rung > wall.config.num_workers:
+            assert wall.failure is not None
+            return Decision(None, "climb", f"{wall.config.label()} failed "
+                            f"({wall.failure.kind}: {wall.failure.message}); "
+                            "no larger worker count was tried")
+        if best is not None and saturated(best):
+            return Decision(None, "climb", _saturated_why(best))
+        stop = _plateau(measured, best, rung)
+        if stop is not None:
+            return Decision(None, "climb", stop)
+        reason = _fits(space, results, rung)
+        if reason is not None:
+            return Decision(None, "climb", f"memory budget reached: {reason}, over the "
+                            f"{_gib(space.limits.memory_budget)} budget")
+        return Decision(space.config(rung), "climb", _rung_why(space, rung, best))
+    if wall is not None:
+        assert wall.failure is not None
+        return Decision(None, "climb", f"{wall.config.label()} failed ({wall.failure.kind}: "
+                        f"{wall.failure.message})")
+    if best is not None and saturated(best):
+        return Decision(None, "climb", _saturated_why(best))
+    return Decision(None, "climb", _cap_why(space))
+
+
+def _plateau(measured: dict[int, TrialResult], best: TrialResult | None,
+             rung: int) -> str | None:
+    """Why the next rung is not worth measuring, or None."""
+    ok = sorted((r for r in measured.values() if r.ok), key=lambda r: r.config.num_workers)
+    if best is None or not ok:
+        return None
+    last = ok[-1]
+    k = last.config.num_workers
+    earlier = [r for r in ok if r.config.num_workers < k]
+    if k >= 2 and earlier:
+        top = fastest(earlier)
+        assert top is not None
+        if not beats(last, top):
+            verb = "dropped" if beats(top, last) else "plateaued"
+            return (f"throughput {verb}: {last.config.label()} gave {rate(last):,.0f} samples/s "
+                    f"vs {rate(top):,.0f} with {top.config.num_workers} workers "
+                    f"(noise ±{100 * margin(last, top):.0f}%)")
+    if k >= 1:
+        ceiling = rate(last) * rung / k * (1 + noise(last))
+        if ceiling <= rate(best) * (1 + noise(best)):
+            return (f"workers cannot catch up: {last.config.label()} gave {rate(last):,.0f} "
+                    f"samples/s, so even perfect scaling to {rung} workers "
+                    f"({ceiling:,.0f}) would not beat {best.config.label()} at "
+                    f"{rate(best):,.0f} (moving batches between processes costs more than "
+                    "loading them)")
+    return None
+
+
+def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
+    """Phase 2: a worker count between measured ones that may do better, or None."""
+    measured = worker_results(space, results)
+    rungs = set(space.rungs())
+    if sum(1 for k in measured if k not in rungs) >= space.max_refines:
+        return None
+    best = pick(list(measured.values()))
+    top = fastest(measured.values())
+    if best is None or top is None:
+        return None
+    b = best.config.num_workers
+    below = [k for k, r in measured.items() if k < b and r.ok]
+    above = [k for k in measured if k > b]
+    if below and b - max(below) >= 2:
+        lo = measured[max(below)]
+        mid = (lo.config.num_workers + b) // 2
+        hope = _hope(measured, lo, mid)
+        if mid not in measured and hope >= rate(top) * (1 - min(margin(lo, top), MAX_TIE)):
+            return Decision(space.config(mid), "refine",
+                            f"{mid} workers might keep up with {b} using fewer processes")
+    if above and min(above) - b >= 2 and not saturated(best):
+        hi = measured[min(above)]
+        mid = (b + hi.config.num_workers) // 2
+        if (mid not in measured and (not hi.ok or beats(best, hi))
+                and _fits(space, results, mid) is None):
+            return Decision(space.config(mid), "refine",
+                            f"the peak may lie between {b} and {hi.config.num_workers} workers")
+    return None
+
+
+def _hope(measured: dict[int, TrialResult], lo: TrialResult, mid: int) -> float:
+    """The most ``mid`` workers can deliver, extrapolating up from ``lo``: linear scaling, or
+    the slope below ``lo`` where one is measured (throughput curves are concave)."""
+    lo_k = lo.config.num_workers
+    if lo_k == 0:
+        return float("inf")
+    linear = rate(lo) * mid / lo_k
+    lower = [r for k, r in measured.items() if k < lo_k and r.ok]
+    if lower:
+        lo2 = max(lower, key=lambda r: r.config.num_workers)
+        slope = (rate(lo) - rate(lo2)) / (lo_k - lo2.config.num_workers)
+        linear = min(linear, rate(lo) + max(slope, 0.0) * (mid - lo_k))
+    return linear * (1 + noise(lo))
+
+
+def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None:
+    """Phases 3 and 4: prefetch_factor, then pin_memory (only with an accelerator)."""
+    best = pick(results)
+    if best is None:
+        return None
+    c = best.config
+    measured = {r.config for r in results}
+    if c.num_workers > 0 and not saturated(best):
+        for pf in space.prefetch_options:
+            candidate = c.with_(prefetch_factor=pf)
+            if candidate.effective_prefetch != c.effective_prefetch and candidate not in measured:
+                return Decision(candidate, "prefetch",
+                                f"does a deeper prefetch (prefetch_factor={pf}) smooth "
+                                f"the supply of {c.label()}?")
+    if space.accelerator and not c.pin_memory:
+        candidate = c.with_(pin_memory=True)
+        if candidate not in measured:
+            return Decision(candidate, "pin", "pinned memory speeds host-to-device copies; "
+                            "measure what pinning costs the loader")
+    return None
+
+
+def next_config(space: Space, results: Sequence[TrialResult]) -> Decision:
+    """The next config to measure, or a Decision with ``config=None`` and the reason."""
+    step = climb(space, results)
+    if step.config is not None:
+        return step
+    for later in (refine(space, results), tune_extras(space, results)):
+        if later is not None:
+            return later
+    return Decision(None, "done", step.why)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The config to use, the result that supports it, and the reasons in words."""
+
+    config: LoaderConfig
+    result: TrialResult | None
+    reason: str
+    notes: tuple[str, ...]
+
+
+def recommend(space: Space, results: Sequence[TrialResult]) -> Recommendation:
+    """The cheapest config that ties with the fastest, and why the search stopped."""
+    why = climb(space, results).why
+    best = pick(results)
+    notes: list[str] = []
+    if best is None:
+        failed = next((r for r in results if r.failure is not None), None)
+        detail = (f": {failed.config.label()} {failed.failure.kind}: {failed.failure.message}"
+                  if failed is not None and failed.failure is not None else "")
+        return Recommendation(space.config(0), None,
+                              f"no config could be measured{detail}; num_workers=0 is the "
+                              "safe default", ())
+    if space.accelerator and not best.config.pin_memory:
+        pinned = next((r for r in results if r.config == best.config.with_(pin_memory=True)),
+                      None)
+        if pinned is not None and pinned.ok and not beats(best, pinned):
+            best = pinned
+            notes.append("pin_memory=True: it costs the loader nothing measurable and lets "
+                         "the step copy batches to the accelerator asynchronously")
+    elif not space.accelerator:
+        notes.append("pin_memory=False: no accelerator here, so pinning would only cost time")
+    notes.extend(_extras_notes(space, results, best))
+    return Recommendation(best.config, best, why, tuple(notes))
+
+
+def _extras_notes(space: Space, results: Sequence[TrialResult],
+                  best: TrialResult) -> list[str]:
+    notes: list[str] = []
+    c = best.config
+    if c.num_workers == 0:
+        return notes
+    same = [r for r in results if r.config.num_workers == c.num_workers and r.ok
+            and r.config.with_(prefetch_factor=None) == c.with_(prefetch_factor=None)]
+    if len(same) > 1:
+        others = ", ".join(f"{r.config.effective_prefetch}: {rate(r):,.0f}" for r in
+                           sorted(same, key=lambda r: r.config.effective_prefetch))
+        notes.append(f"prefetch_factor={c.effective_prefetch} (samples/s by prefetch_factor "
+                     f"{others}; a deeper one must gain more than the noise)")
+    start = best.first_batch_s
+    if start is not None:
+        steady = 1 / best.batches_per_s if best.batches_per_s else 0.0
+        cost = max(start - steady, 0.0)
+        notes.append(f"persistent_workers=True: starting {c.num_workers} workers costs "
+                     f"~{cost:.2f} s per epoch (measured time to first batch), paid once "
+                     "instead of every epoch")
+    if saturated(best):
+        notes.append(_saturated_why(best))
+    return notes
+
+
+def _saturated_why(r: TrialResult) -> str:
+    share = step_share(r) or 0.0
+    step = f"{(r.step_s or 0) * 1000:.1f} ms per batch"
+    return (f"the consumer is saturated: the step ({step}) is the bottleneck, busy "
+            f"{100 * share:.0f}% of the time with {r.config.label()}; more workers cannot "
+            f"help, so the fewest that keep it fed win")
+
+
+def _rung_why(space: Space, rung: int, best: TrialResult | None) -> str:
+    if best is None:
+        return "baseline" if rung == 0 else f"first rung ({rung} workers)"
+    return f"{best.config.label()} is the best so far; try {rung} workers"
+
+
+def _cap_why(space: Space) -> str:
+    cap = space.cap
+    if space.limits.max_workers is not None and cap == space.limits.max_workers:
+        return f"reached max_workers={cap}"
+    if space.latency_bound:
+        return (f"reached {cap} workers, the cap for a latency-bound dataset (more than the "
+                f"{space.limits.cpu_workers} CPUs, since items mostly wait)")
+    return (f"reached {cap} workers = the usable CPUs (the dataset is CPU-bound, more "
+            "workers would only compete for cores)")
+
+
+def _gib(n: int) -> str:
+    from loadertune.units import format_bytes
+
+    return format_bytes(n)
+
+
+__all__ = ["Decision", "Recommendation", "Space", "next_config", "recommend", "ties"]
