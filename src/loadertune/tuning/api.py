@@ -99,7 +99,8 @@ def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: 
     space = Space(batch_size=batch_size, limits=limits, latency_bound=probe.latency_bound,
                   accelerator=machine.accelerator is not None, start_method=start_method,
                   worker_start_method=worker_method, main_estimate=_own_memory(),
-                  dataset_len=loaded.length())
+                  dataset_len=loaded.length(),
+                  item_wall_s=probe.wall_s if probe.items else None)
     configs = [space.config(0), space.config(1)] if space.cap >= 1 else [space.config(0)]
     check_picklable(loaded, configs)
     plan = TrialPlan(step_ms=plan.step_ms, step_kind=plan.step_kind,

@@ -12,7 +12,8 @@ from loadertune.results import TrialResult
 from loadertune.units import format_bytes
 
 DEFAULT_MEMORY_FRACTION = 0.8
-LATENCY_MAX_WORKERS = 64  # a latency-bound dataset may use this many workers at most
+LATENCY_WORKERS_PER_CPU = 16  # a latency-bound dataset may use this many workers per CPU...
+LATENCY_MAX_WORKERS = 128     # ...and never more than this
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def limits_for(machine: MachineInfo, memory_budget: int | None = None,
                      f"machine's CPUs ({limit}) and 1/{ranks} of its memory")
     else:
         notes.append(f"{cpus} usable CPUs ({limit})")
-    latency = LATENCY_MAX_WORKERS // ranks
+    latency = min(LATENCY_WORKERS_PER_CPU * cpus, LATENCY_MAX_WORKERS // ranks)
     if max_workers is not None:
         notes.append(f"at most {max_workers} workers (max_workers)")
     return Limits(memory_budget=memory_budget, cpu_workers=cpus,

@@ -7,7 +7,10 @@ wins, because it costs less memory and fewer processes.
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from loadertune.results import TrialResult
 
@@ -73,3 +76,29 @@ def saturated(r: TrialResult) -> bool:
     """The consumer, not the loader, limits this result: the step almost never waits."""
     share = step_share(r)
     return share is not None and share >= SATURATED
+
+
+def merge(results: Sequence[TrialResult]) -> list[TrialResult]:
+    """One result per config: a config measured twice pools its repeats.
+
+    The pooled median is more reliable than either trial's, so its noise is the pooled
+    spread shrunk by the square root of the number of trials.
+    """
+    groups: dict[object, list[TrialResult]] = {}
+    for r in results:
+        groups.setdefault(r.config, []).append(r)
+    merged: list[TrialResult] = []
+    for group in groups.values():
+        ok = [r for r in group if r.ok]
+        if len(ok) < 2:
+            merged.append(ok[0] if ok else group[-1])
+            continue
+        pooled = [x for r in ok for x in (r.repeats or [rate(r)])]
+        med = statistics.median(pooled)
+        spread = (max(pooled) - min(pooled)) / med if med > 0 else 0.0
+        heaviest = max(ok, key=lambda r: r.memory.total)
+        merged.append(replace(ok[0], samples_per_s=med, repeats=pooled,
+                              spread=spread / math.sqrt(len(ok)), remeasured=True,
+                              memory=heaviest.memory,
+                              wall_s=sum(r.wall_s for r in group)))
+    return merged

@@ -17,9 +17,11 @@ from loadertune.tuning.probe import ItemProbe
 
 TARGET_WINDOW_S = 0.3
 MIN_WINDOW = 3
-MAX_WINDOW = 400
-WINDOW_PER_WORKER = 2
+MAX_WINDOW = 200
+WINDOW_PER_WORKER = 1
+ROUNDS_PER_WINDOW = 2
 DEFAULT_BATCHES_PER_S = 10.0
+WORKER_MAX_BATCHES_PER_S = 1000.0  # what workers deliver at best (inter-process hand-over)
 
 
 def predict_batches_per_s(config: LoaderConfig, results: Sequence[TrialResult],
@@ -34,12 +36,13 @@ def predict_batches_per_s(config: LoaderConfig, results: Sequence[TrialResult],
     if below:
         near = max(below, key=lambda r: r.config.num_workers)
         return (near.batches_per_s or 0.0) * k / near.config.num_workers
+    guess = DEFAULT_BATCHES_PER_S
     if probe is not None and probe.items and probe.wall_s > 0:
         one = 1.0 / (probe.wall_s * config.batch_size)
-        return one * (max(k, 1) if probe.latency_bound else max(min(k, cpus), 1))
-    if ok:
-        return max(r.batches_per_s or 0.0 for r in ok)
-    return DEFAULT_BATCHES_PER_S
+        guess = one * (max(k, 1) if probe.latency_bound else max(min(k, cpus), 1))
+    elif ok:
+        guess = max(r.batches_per_s or 0.0 for r in ok)
+    return min(guess, WORKER_MAX_BATCHES_PER_S) if k > 0 else guess
 
 
 def plan_for(config: LoaderConfig, results: Sequence[TrialResult], probe: ItemProbe | None,
@@ -47,6 +50,11 @@ def plan_for(config: LoaderConfig, results: Sequence[TrialResult], probe: ItemPr
     """``base`` with windows of about ``TARGET_WINDOW_S`` for ``config``."""
     bps = max(predict_batches_per_s(config, results, probe, cpus), 1e-3)
     window = min(max(math.ceil(TARGET_WINDOW_S * bps), MIN_WINDOW), MAX_WINDOW)
+    k = config.num_workers
+    if k > 0:
+        # Workers hand batches over in turn: a window of whole rounds (k batches each) spans
+        # whole periods, so bursts of arrivals do not alias into the rates.
+        window = k * max(math.ceil(window / k), ROUNDS_PER_WINDOW)
     long_windows = window / bps > 2 * TARGET_WINDOW_S
     return replace(base, batches=window, repeats=2 if long_windows else 3,
                    max_repeats=4 if long_windows else 5, window_per_worker=WINDOW_PER_WORKER)

@@ -41,8 +41,10 @@ class TuneResult:
 
     @property
     def best(self) -> TrialResult | None:
-        """The trial of the recommended config."""
-        return next((r for r in self.trials if r.config == self.config and r.ok), None)
+        """The recommended config's result (its trials pooled when it was re-measured)."""
+        from loadertune.tuning.compare import merge
+
+        return next((r for r in merge(self.trials) if r.config == self.config and r.ok), None)
 
     def samples_per_s(self) -> float | None:
         best = self.best

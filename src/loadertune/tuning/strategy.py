@@ -3,15 +3,16 @@
 Phases, each derived again from the results on every call (no hidden state):
 
 1. **climb** num_workers coarse-to-fine: 0, 1, 2, 4 … up to the usable CPUs for a CPU-bound
-   dataset; for a latency-bound one (the probe saw items wait) the CPU count, then ×4 steps up
-   to a latency cap. Climbing stops at a plateau (the last step gained less than the noise),
-   when even linear scaling from the last step could not beat the best, when the consumer is
-   saturated (the step, not the loader, is the bottleneck), at a failure, at the memory budget
-   or at the cap.
+   dataset; for a latency-bound one (the probe saw items wait) 4 × the CPUs, then ×4 steps up
+   to a latency cap (num_workers=0 is not measured: the probe already shows it is slow).
+   Climbing stops at a plateau (the last step gained less than the noise), when even linear
+   scaling from the last step could not beat the best, when the consumer is saturated (the
+   step, not the loader, is the bottleneck), at a failure, at the memory budget or the cap.
 2. **refine** around the best: fewer workers when they might tie it, and between the best and
    a clearly slower neighbour when the peak may lie in between.
 3. **prefetch**: a deeper prefetch_factor at the best worker count.
 4. **pin**: pin_memory, only where an accelerator exists.
+5. **re-measure** a cheaper contender the noise leaves undecided (trials of one config pool).
 
 persistent_workers needs no trial: its value is the epoch-start cost the trials measured.
 """
@@ -29,8 +30,10 @@ from loadertune.tuning.compare import (
     beats,
     fastest,
     margin,
+    merge,
     noise,
     pick,
+    preference,
     rate,
     saturated,
     step_share,
@@ -53,6 +56,7 @@ class Space:
     start_method: str | None = None      # multiprocessing_context to recommend (None: default)
     worker_start_method: str = "fork"    # the start method workers actually use
     main_estimate: int = 0               # bytes the main process holds before any trial
+    item_wall_s: float | None = None     # probe: wall seconds one item takes in-process
     dataset_len: int | None = None
     prefetch_options: tuple[int, ...] = PREFETCH_OPTIONS
     max_refines: int = MAX_REFINES
@@ -73,7 +77,7 @@ class Space:
         """The coarse num_workers ladder, ascending, ending at the cap."""
         cap = self.cap
         if self.latency_bound:
-            k, rungs = min(max(self.limits.cpu_workers, 1), cap), []
+            k, rungs = min(LATENCY_STEP * max(self.limits.cpu_workers, 1), cap), []
             while k < cap:
                 rungs.append(k)
                 k *= LATENCY_STEP
@@ -194,6 +198,9 @@ def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
     b = best.config.num_workers
     below = [k for k, r in measured.items() if k < b and r.ok]
     above = [k for k in measured if k > b]
+    if not below and b >= 2 and b // 2 not in measured:
+        return Decision(space.config(b // 2), "refine",
+                        f"{b // 2} workers might keep up with {b} using fewer processes")
     if below and b - max(below) >= 2:
         lo = measured[max(below)]
         mid = (lo.config.num_workers + b) // 2
@@ -226,6 +233,31 @@ def _hope(measured: dict[int, TrialResult], lo: TrialResult, mid: int) -> float:
     return linear * (1 + noise(lo))
 
 
+CPU_SATURATED = 0.9     # the trial's processes used this share of the usable CPUs
+LATENCY_EFFICIENT = 0.85  # workers deliver this share of what their item latency allows
+
+
+def prefetch_futile(space: Space, r: TrialResult) -> str | None:
+    """Why a deeper prefetch cannot raise ``r``'s throughput, or None when it might.
+
+    Prefetching hides uneven item times; it cannot make the step faster, add CPU time, or
+    make a worker load faster than one item per item latency.
+    """
+    if saturated(r):
+        return "the step is the bottleneck"
+    cpus = space.limits.cpu_workers
+    if r.cpu_percent is not None and r.cpu_percent >= CPU_SATURATED * 100 * cpus:
+        return (f"the trial already used {r.cpu_percent:.0f}% CPU of {100 * cpus}% usable, "
+                "so deeper prefetching has no CPU left to work with")
+    if space.latency_bound and space.item_wall_s and r.samples_per_s:
+        ideal = r.config.num_workers / space.item_wall_s
+        if r.samples_per_s >= LATENCY_EFFICIENT * ideal:
+            return (f"{r.config.num_workers} workers already deliver {r.samples_per_s:,.0f} "
+                    f"samples/s, {100 * r.samples_per_s / ideal:.0f}% of what their item "
+                    f"latency allows ({ideal:,.0f}), so deeper prefetching cannot add more")
+    return None
+
+
 def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None:
     """Phases 3 and 4: prefetch_factor, then pin_memory (only with an accelerator)."""
     best = pick(results)
@@ -233,7 +265,7 @@ def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None
         return None
     c = best.config
     measured = {r.config for r in results}
-    if c.num_workers > 0 and not saturated(best):
+    if c.num_workers > 0 and prefetch_futile(space, best) is None:
         for pf in space.prefetch_options:
             candidate = c.with_(prefetch_factor=pf)
             if candidate.effective_prefetch != c.effective_prefetch and candidate not in measured:
@@ -248,12 +280,47 @@ def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None
     return None
 
 
+MAX_REMEASURES = 2
+
+
+def remeasure(space: Space, trials: Sequence[TrialResult]) -> Decision | None:
+    """Phase 5: measure again a close contender the noise leaves undecided, or None.
+
+    A cheaper config slower than the pick by more than the tie tolerance but less than the
+    noise might tie it; one more trial of each (pooled) settles it.
+    """
+    counts: dict[LoaderConfig, int] = {}
+    for r in trials:
+        counts[r.config] = counts.get(r.config, 0) + 1
+    if sum(n - 1 for n in counts.values()) >= MAX_REMEASURES:
+        return None
+    results = merge(trials)
+    best = pick(results)
+    if best is None:
+        return None
+    for r in sorted(results, key=preference):
+        if r is best or not r.ok or preference(r) >= preference(best):
+            continue
+        if ties(r, best) or beats(best, r):
+            continue
+        for target in (r, best):
+            if counts.get(target.config, 0) < 2:
+                return Decision(target.config, "re-measure",
+                                f"{r.config.label()} ({rate(r):,.0f} samples/s) and "
+                                f"{best.config.label()} ({rate(best):,.0f}) differ by less "
+                                f"than their noise (±{100 * margin(r, best):.0f}%)")
+    return None
+
+
 def next_config(space: Space, results: Sequence[TrialResult]) -> Decision:
     """The next config to measure, or a Decision with ``config=None`` and the reason."""
+    trials = results
+    results = merge(trials)
     step = climb(space, results)
     if step.config is not None:
         return step
-    for later in (refine(space, results), tune_extras(space, results)):
+    for later in (refine(space, results), tune_extras(space, results),
+                  remeasure(space, trials)):
         if later is not None:
             return later
     return Decision(None, "done", step.why)
@@ -271,6 +338,7 @@ class Recommendation:
 
 def recommend(space: Space, results: Sequence[TrialResult]) -> Recommendation:
     """The cheapest config that ties with the fastest, and why the search stopped."""
+    results = merge(results)
     why = climb(space, results).why
     best = pick(results)
     notes: list[str] = []
@@ -307,6 +375,11 @@ def _extras_notes(space: Space, results: Sequence[TrialResult],
                            sorted(same, key=lambda r: r.config.effective_prefetch))
         notes.append(f"prefetch_factor={c.effective_prefetch} (samples/s by prefetch_factor "
                      f"{others}; a deeper one must gain more than the noise)")
+    else:
+        futile = prefetch_futile(space, best)
+        if futile is not None:
+            notes.append(f"prefetch_factor={c.effective_prefetch} kept without a trial: "
+                         f"{futile}")
     start = best.first_batch_s
     if start is not None:
         steady = 1 / best.batches_per_s if best.batches_per_s else 0.0
