@@ -154,6 +154,9 @@ def climb(space: Space, results: Sequence[TrialResult]) -> Decision:
                         f"{wall.failure.message})")
     if best is not None and saturated(best):
         return Decision(None, "climb", _saturated_why(best))
+    flat = _flat(measured)
+    if flat is not None:
+        return Decision(None, "climb", f"{flat}; {_cap_why(space)}")
     return Decision(None, "climb", _cap_why(space))
 
 
@@ -163,17 +166,11 @@ def _plateau(measured: dict[int, TrialResult], best: TrialResult | None,
     ok = sorted((r for r in measured.values() if r.ok), key=lambda r: r.config.num_workers)
     if best is None or not ok:
         return None
+    flat = _flat(measured)
+    if flat is not None:
+        return flat
     last = ok[-1]
     k = last.config.num_workers
-    earlier = [r for r in ok if r.config.num_workers < k]
-    if k >= 2 and earlier:
-        top = fastest(earlier)
-        assert top is not None
-        if not beats(last, top):
-            verb = "dropped" if beats(top, last) else "plateaued"
-            return (f"throughput {verb}: {last.config.label()} gave {rate(last):,.0f} samples/s "
-                    f"vs {rate(top):,.0f} with {top.config.num_workers} workers "
-                    f"(noise ±{100 * margin(last, top):.0f}%)")
     if k >= 1:
         ceiling = rate(last) * rung / k * (1 + noise(last))
         if ceiling <= rate(best) * (1 + noise(best)):
@@ -183,6 +180,22 @@ def _plateau(measured: dict[int, TrialResult], best: TrialResult | None,
                     f"{rate(best):,.0f} (moving batches between processes costs more than "
                     "loading them)")
     return None
+
+
+def _flat(measured: dict[int, TrialResult]) -> str | None:
+    """Why the largest worker count measured gained nothing over the smaller ones, or None."""
+    ok = sorted((r for r in measured.values() if r.ok), key=lambda r: r.config.num_workers)
+    if not ok:
+        return None
+    last = ok[-1]
+    k = last.config.num_workers
+    top = fastest(r for r in ok if r.config.num_workers < k)
+    if k < 2 or top is None or beats(last, top):
+        return None
+    verb = "dropped" if beats(top, last) else "plateaued"
+    return (f"throughput {verb}: {last.config.label()} gave {rate(last):,.0f} samples/s "
+            f"vs {rate(top):,.0f} with {top.config.num_workers} workers "
+            f"(noise ±{100 * margin(last, top):.0f}%)")
 
 
 def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
@@ -265,7 +278,8 @@ def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None
         return None
     c = best.config
     measured = {r.config for r in results}
-    if c.num_workers > 0 and prefetch_futile(space, best) is None:
+    tried = any(r.config.num_workers and r.config.effective_prefetch != 2 for r in results)
+    if c.num_workers > 0 and not tried and prefetch_futile(space, best) is None:
         for pf in space.prefetch_options:
             candidate = c.with_(prefetch_factor=pf)
             if candidate.effective_prefetch != c.effective_prefetch and candidate not in measured:
