@@ -62,7 +62,8 @@ def test_monotone_latency_bound_climbs_past_the_cores_to_the_cap() -> None:
 
 
 def test_cpu_bound_monotone_stops_at_the_usable_cpus() -> None:
-    rec, trials = run(space(limits=limits(cpus=4)), lambda c: result(c, 100.0 * (1 + c.num_workers)))
+    rec, trials = run(space(limits=limits(cpus=4)),
+                      lambda c: result(c, 100.0 * (1 + c.num_workers)))
     assert rec.config.num_workers == 4
     assert max(workers_of(trials)) == 4
     assert "usable CPUs" in rec.reason
@@ -134,14 +135,11 @@ def test_failed_worker_count_is_a_wall() -> None:
 
 
 def test_saturated_consumer_picks_the_fewest_workers_that_keep_the_step_fed() -> None:
-    step_s = 0.040  # 32 / 0.040 = 800 samples/s at most
+    step_s = 0.040  # the step takes 40 ms per batch of 32: at most 800 samples/s
 
     def measure(c: LoaderConfig):
-        k = c.num_workers
-        loader = 300.0 * max(k, 0.5)  # samples/s the loader alone could deliver
-        got = min(loader, 780.0)
-        share = got / 800.0 if k == 0 else min(got / 800.0 * 1.0, 1.0)
-        return result(c, got, step_s=share * B / got if got else None)
+        loader = 300.0 * max(c.num_workers, 0.5)  # what the loader alone could deliver
+        return result(c, min(loader, 780.0), step_s=step_s)
 
     rec, trials = run(space(), measure)
     assert rec.config.num_workers == 3
@@ -196,7 +194,8 @@ def test_close_contenders_are_re_measured_and_pooled() -> None:
 
 
 def test_max_workers_caps_the_search() -> None:
-    rec, trials = run(space(limits=limits(max_workers=2)), lambda c: result(c, 100.0 * (1 + c.num_workers)))
+    rec, trials = run(space(limits=limits(max_workers=2)),
+                      lambda c: result(c, 100.0 * (1 + c.num_workers)))
     assert max(workers_of(trials)) == 2
     assert "max_workers" in rec.reason
 
