@@ -17,16 +17,27 @@ from loadertune.tuning.probe import ItemProbe
 
 TARGET_WINDOW_S = 0.3
 MIN_WINDOW = 3
-MAX_WINDOW = 200
+MAX_WINDOW = 120
 WINDOW_PER_WORKER = 1
 ROUNDS_PER_WINDOW = 2
+UNKNOWN_STEP_WINDOW = 10
 DEFAULT_BATCHES_PER_S = 10.0
-WORKER_MAX_BATCHES_PER_S = 1000.0  # what workers deliver at best (inter-process hand-over)
+WORKER_MAX_BATCHES_PER_S = 400.0  # what workers deliver at best (inter-process hand-over)
 
 
 def predict_batches_per_s(config: LoaderConfig, results: Sequence[TrialResult],
-                          probe: ItemProbe | None, cpus: int) -> float:
-    """A rough guess of the batches/s ``config`` will reach, to size its windows."""
+                          probe: ItemProbe | None, cpus: int,
+                          step_s: float | None = None) -> float:
+    """A rough guess of the batches/s ``config`` will reach, to size its windows; a step of
+    ``step_s`` seconds per batch (or one measured in a trial) caps it."""
+    steps = [r.step_s for r in results if r.step_s]
+    step = step_s or (max(steps) if steps else None)
+    guess = _predict(config, results, probe, cpus)
+    return min(guess, 1.0 / step) if step else guess
+
+
+def _predict(config: LoaderConfig, results: Sequence[TrialResult], probe: ItemProbe | None,
+             cpus: int) -> float:
     ok = [r for r in results if r.ok and r.batches_per_s]
     k = config.num_workers
     same = [r for r in ok if r.config.num_workers == k]
@@ -46,10 +57,13 @@ def predict_batches_per_s(config: LoaderConfig, results: Sequence[TrialResult],
 
 
 def plan_for(config: LoaderConfig, results: Sequence[TrialResult], probe: ItemProbe | None,
-             cpus: int, base: TrialPlan) -> TrialPlan:
+             cpus: int, base: TrialPlan, user_step: bool = False) -> TrialPlan:
     """``base`` with windows of about ``TARGET_WINDOW_S`` for ``config``."""
-    bps = max(predict_batches_per_s(config, results, probe, cpus), 1e-3)
+    step_s = base.step_ms / 1000 if base.step_ms else None
+    bps = max(predict_batches_per_s(config, results, probe, cpus, step_s), 1e-3)
     window = min(max(math.ceil(TARGET_WINDOW_S * bps), MIN_WINDOW), MAX_WINDOW)
+    if user_step and not any(r.step_s for r in results):
+        window = min(window, UNKNOWN_STEP_WINDOW)  # the step's cost is not known yet
     k = config.num_workers
     if k > 0:
         # Workers hand batches over in turn: a window of whole rounds (k batches each) spans
@@ -57,4 +71,4 @@ def plan_for(config: LoaderConfig, results: Sequence[TrialResult], probe: ItemPr
         window = k * max(math.ceil(window / k), ROUNDS_PER_WINDOW)
     long_windows = window / bps > 2 * TARGET_WINDOW_S
     return replace(base, batches=window, repeats=2 if long_windows else 3,
-                   max_repeats=4 if long_windows else 5, window_per_worker=WINDOW_PER_WORKER)
+                   max_repeats=3 if long_windows else 4, window_per_worker=WINDOW_PER_WORKER)

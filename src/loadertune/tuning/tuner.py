@@ -43,7 +43,8 @@ class SearchOutcome:
 def predict_trial_s(config: LoaderConfig, plan: TrialPlan, trials: list[TrialResult],
                     probe: ItemProbe | None, cpus: int) -> float:
     """Seconds a trial of ``config`` under ``plan`` is expected to take."""
-    bps = max(predict_batches_per_s(config, trials, probe, cpus), 1e-3)
+    step_s = plan.step_ms / 1000 if plan.step_ms else None
+    bps = max(predict_batches_per_s(config, trials, probe, cpus, step_s), 1e-3)
     batches = plan.warmup_for(config) + plan.window_for(config) * plan.repeats
     overheads = [r.wall_s - r.batches / r.batches_per_s for r in trials
                  if r.ok and r.batches_per_s and r.wall_s]
@@ -64,7 +65,8 @@ def search(source: DatasetSource, space: Space, base: TrialPlan, probe: ItemProb
             decision = next_config(space, out.trials)
             if decision.config is None:
                 return out
-            plan = plan_for(decision.config, out.trials, probe, cpus, base)
+            plan = plan_for(decision.config, out.trials, probe, cpus, base,
+                            user_step=source.step is not None)
             if budget_s is not None:
                 left = budget_s - (time.monotonic() - started)
                 need = predict_trial_s(decision.config, plan, out.trials, probe, cpus)
