@@ -96,3 +96,11 @@ def test_probe_classifies_latency() -> None:
     assert ItemProbe(items=8, wall_s=0.02, cpu_s=0.0004).latency_bound
     assert not ItemProbe(items=8, wall_s=0.02, cpu_s=0.019).latency_bound
     assert not ItemProbe(items=8, wall_s=10e-6, cpu_s=0.0).latency_bound  # too fast to matter
+
+
+def test_probe_judges_cpu_share_against_a_busy_loop_on_a_shared_machine() -> None:
+    # The machine gives us 40 % of a core: a CPU-bound item also gets only ~40 %.
+    crowded = ItemProbe(items=8, wall_s=0.02, cpu_s=0.008, busy_share=0.4)
+    assert crowded.cpu_share == 1.0 and not crowded.latency_bound
+    waiting = ItemProbe(items=8, wall_s=0.02, cpu_s=0.0004, busy_share=0.4)
+    assert waiting.latency_bound

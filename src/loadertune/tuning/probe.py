@@ -18,17 +18,29 @@ LATENCY_SHARE = 0.5    # CPU below this share of wall time: the item mostly wait
 MIN_LATENCY_S = 50e-6  # items faster than this are not latency-bound whatever their CPU share
 
 
+CALIBRATE_S = 0.004    # a busy loop this long beside each item: the CPU share we can get now
+
+
 @dataclass(frozen=True)
 class ItemProbe:
-    """Per-item wall and CPU seconds in the main process, and the first item itself."""
+    """Per-item wall and CPU seconds in the main process.
+
+    ``busy_share`` is the CPU share a pure busy loop got at the same time: on a machine shared
+    with other work even a CPU-bound item gets only that, so the item's share is judged
+    relative to it.
+    """
 
     items: int
     wall_s: float
     cpu_s: float
+    busy_share: float = 1.0
 
     @property
     def cpu_share(self) -> float:
-        return self.cpu_s / self.wall_s if self.wall_s > 0 else 1.0
+        """The item's CPU share relative to what a busy loop got (1.0: all CPU)."""
+        if self.wall_s <= 0:
+            return 1.0
+        return min(self.cpu_s / self.wall_s / max(self.busy_share, 0.05), 1.0)
 
     @property
     def latency_bound(self) -> bool:
@@ -40,11 +52,13 @@ class ItemProbe:
             return "the dataset could not be probed in this process"
         kind = ("latency-bound: items mostly wait" if self.latency_bound
                 else "CPU-bound")
-        return (f"an item takes {_ms(self.wall_s)} of which {100 * self.cpu_share:.0f}% CPU "
-                f"({kind}; {self.items} items probed)")
+        busy = (f", relative to the {100 * self.busy_share:.0f}% a busy loop got"
+                if self.busy_share < 0.9 else "")
+        return (f"an item takes {_ms(self.wall_s)} of which {100 * self.cpu_share:.0f}% CPU"
+                f"{busy} ({kind}; {self.items} items probed)")
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "latency_bound": self.latency_bound}
+        return {**asdict(self), "cpu_share": self.cpu_share, "latency_bound": self.latency_bound}
 
 
 def _ms(seconds: float) -> str:
@@ -62,7 +76,7 @@ def probe_items(loaded: LoadedDataset, limit_s: float = PROBE_S,
         first = next(items)
     except Exception:
         return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), None
-    count, wall, cpu = 0, 0.0, 0.0
+    count, wall, cpu, busy_wall, busy_cpu = 0, 0.0, 0.0, 0.0, 0.0
     started = time.perf_counter()
     try:
         while count < limit_items and time.perf_counter() - started < limit_s:
@@ -71,13 +85,27 @@ def probe_items(loaded: LoadedDataset, limit_s: float = PROBE_S,
             wall += time.perf_counter() - w0
             cpu += time.process_time() - c0
             count += 1
+            w0, c0 = time.perf_counter(), time.process_time()
+            _busy(CALIBRATE_S)
+            busy_wall += time.perf_counter() - w0
+            busy_cpu += time.process_time() - c0
     except StopIteration:
         pass
     except Exception:
         return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), first
     if count == 0:
         return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), first
-    return ItemProbe(items=count, wall_s=wall / count, cpu_s=cpu / count), first
+    share = min(busy_cpu / busy_wall, 1.0) if busy_wall > 0 else 1.0
+    return ItemProbe(items=count, wall_s=wall / count, cpu_s=cpu / count,
+                     busy_share=share), first
+
+
+def _busy(seconds: float) -> None:
+    """Spin until ``seconds`` of CPU time are used (or four times that of wall time)."""
+    c_end = time.process_time() + seconds
+    w_end = time.perf_counter() + 4 * seconds
+    while time.process_time() < c_end and time.perf_counter() < w_end:
+        pass
 
 
 def _items(loaded: LoadedDataset) -> Any:
