@@ -7,7 +7,8 @@ from collections.abc import Callable
 from loadertune.config import LoaderConfig
 from loadertune.results import MemoryStats, TrialFailure, TrialResult
 from loadertune.tuning.budget import Limits
-from loadertune.tuning.strategy import Recommendation, Space, next_config, recommend
+from loadertune.tuning.recommend import Recommendation, recommend
+from loadertune.tuning.strategy import Space, next_config
 
 MiB = 2**20
 Curve = Callable[[LoaderConfig], float]

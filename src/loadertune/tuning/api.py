@@ -23,8 +23,9 @@ from loadertune.trial.sampler import read_smaps_rollup
 from loadertune.tuning import fingerprint as fp
 from loadertune.tuning.budget import limits_for
 from loadertune.tuning.probe import probe_items
+from loadertune.tuning.recommend import recommend
 from loadertune.tuning.result import TuneResult
-from loadertune.tuning.strategy import Space, recommend
+from loadertune.tuning.strategy import Space
 from loadertune.tuning.tuner import Callbacks, search
 from loadertune.units import parse_size
 
