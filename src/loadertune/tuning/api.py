@@ -12,6 +12,7 @@ from typing import Any
 
 from loadertune import machine as machine_facts
 from loadertune.bench import source_for
+from loadertune.config import LoaderConfig
 from loadertune.dataset_spec import LoadedDataset, check_not_empty, load_dataset
 from loadertune.errors import ConfigError
 from loadertune.machine import MachineInfo
@@ -21,8 +22,8 @@ from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.trial import DatasetSource, TrialPlan
 from loadertune.trial.sampler import read_smaps_rollup
 from loadertune.tuning import fingerprint as fp
-from loadertune.tuning.budget import limits_for
-from loadertune.tuning.probe import probe_items
+from loadertune.tuning.budget import Limits, limits_for
+from loadertune.tuning.probe import ItemProbe, first_item, probe_items
 from loadertune.tuning.recommend import recommend
 from loadertune.tuning.result import TuneResult
 from loadertune.tuning.strategy import Space
@@ -41,11 +42,22 @@ class Prepared:
     source: DatasetSource
     loaded: LoadedDataset
     machine: MachineInfo
-    space: Space
+    batch_size: int
+    limits: Limits
+    start_method: str | None
     plan: TrialPlan
-    probe: Any
     fingerprints: dict[str, Any]
     request_key: str
+
+    def search_space(self, probe: ItemProbe) -> Space:
+        """The space to search, once the probe has told latency-bound from CPU-bound."""
+        return Space(batch_size=self.batch_size, limits=self.limits,
+                     latency_bound=probe.latency_bound,
+                     accelerator=self.machine.accelerator is not None,
+                     start_method=self.start_method,
+                     worker_start_method=self.start_method or self.machine.start_method,
+                     main_estimate=_own_memory(), dataset_len=self.loaded.length(),
+                     item_wall_s=probe.wall_s if probe.items else None)
 
 
 def _step_plan(step: Step, step_kind: str) -> tuple[Callable[[Any], Any] | None, TrialPlan]:
@@ -74,7 +86,7 @@ def _source(dataset: Any, collate_fn: Any,
 def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: int | str | None,
             max_workers: int | None, collate_fn: Any, start_method: str | None,
             step_kind: str = "cpu", machine: MachineInfo | None = None) -> Prepared:
-    """Check the arguments, load and probe the dataset, and fix the search space."""
+    """Check the arguments, load the dataset and fingerprint the request (no trial yet)."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"batch_size must be an integer >= 1, got {batch_size!r}")
     if max_workers is not None and (not isinstance(max_workers, int) or max_workers < 0):
@@ -94,16 +106,10 @@ def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: 
                               f"{found[1]}; pass a module-level function (or seconds)")
     source, loaded = _source(dataset, collate_fn, user_step)
     check_not_empty(loaded)
-    probe, sample = probe_items(loaded)
+    sample = first_item(loaded)
     limits = limits_for(machine, None if budget is None else int(budget), max_workers)
-    worker_method = start_method or machine.start_method
-    space = Space(batch_size=batch_size, limits=limits, latency_bound=probe.latency_bound,
-                  accelerator=machine.accelerator is not None, start_method=start_method,
-                  worker_start_method=worker_method, main_estimate=_own_memory(),
-                  dataset_len=loaded.length(),
-                  item_wall_s=probe.wall_s if probe.items else None)
-    configs = [space.config(0), space.config(1)] if space.cap >= 1 else [space.config(0)]
-    check_picklable(loaded, configs)
+    check_picklable(loaded, [LoaderConfig(num_workers=1, batch_size=batch_size,
+                                          multiprocessing_context=start_method)])
     plan = TrialPlan(step_ms=plan.step_ms, step_kind=plan.step_kind,
                      memory_limit=limits.memory_budget)
     fps = {
@@ -115,8 +121,9 @@ def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: 
                     else str(memory_budget), "max_workers": max_workers,
                     "start_method": start_method},
     }
-    return Prepared(source=source, loaded=loaded, machine=machine, space=space, plan=plan,
-                    probe=probe, fingerprints=fps, request_key=fp.digest(fps))
+    return Prepared(source=source, loaded=loaded, machine=machine, batch_size=batch_size,
+                    limits=limits, start_method=start_method, plan=plan, fingerprints=fps,
+                    request_key=fp.digest(fps))
 
 
 def _own_memory() -> int:
@@ -149,16 +156,18 @@ def run_tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: floa
         stored = history.find(prep.request_key, STORE_MAX_AGE)
         if stored is not None:
             return _served(stored, time.monotonic() - started, history.path)
-    outcome = search(prep.source, prep.space, prep.plan, prep.probe, budget_s=budget_s,
+    probe, _ = probe_items(prep.loaded)
+    space = prep.search_space(probe)
+    outcome = search(prep.source, space, prep.plan, probe, budget_s=budget_s,
                      started=started, callbacks=callbacks)
-    rec = recommend(prep.space, outcome.trials)
+    rec = recommend(space, outcome.trials)
     notes = list(rec.notes)
-    if prep.space.latency_bound and not any(t.config.num_workers == 0 for t in outcome.trials):
-        notes.insert(0, f"num_workers=0 not measured: {prep.probe.describe()}, so one process "
-                     f"loads at most ~{1 / prep.probe.wall_s:,.0f} samples/s")
-    elif prep.probe.items:
-        notes.insert(0, f"probe: {prep.probe.describe()}")
-    notes.extend(prep.space.limits.notes)
+    if space.latency_bound and not any(t.config.num_workers == 0 for t in outcome.trials):
+        notes.insert(0, f"num_workers=0 not measured: {probe.describe()}, so one process "
+                     f"loads at most ~{1 / probe.wall_s:,.0f} samples/s")
+    elif probe.items:
+        notes.insert(0, f"probe: {probe.describe()}")
+    notes.extend(space.limits.notes)
     reason = rec.reason
     if outcome.stopped_by == "budget" and outcome.budget_note:
         reason = f"{outcome.budget_note}; best so far kept (the search was at: {reason})"
@@ -168,7 +177,7 @@ def run_tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: floa
         kwargs=rec.config.to_kwargs(include_batch_size=False), config=rec.config,
         trials=outcome.trials, reason=reason, seconds=time.monotonic() - started,
         notes=notes, dataset=prep.loaded.describe(), spec=prep.loaded.spec,
-        machine=prep.machine, plan=prep.plan, probe=prep.probe.to_dict(),
+        machine=prep.machine, plan=prep.plan, probe=probe.to_dict(),
         stopped_by=outcome.stopped_by, started_at=started_at,
         fingerprints={**prep.fingerprints, "request_key": prep.request_key},
         interrupt=outcome.interrupt)

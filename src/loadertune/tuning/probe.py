@@ -108,6 +108,14 @@ def _busy(seconds: float) -> None:
         pass
 
 
+def first_item(loaded: LoadedDataset) -> Any:
+    """The dataset's first item (for its fingerprint), or None when it cannot be read."""
+    try:
+        return next(_items(loaded))
+    except Exception:
+        return None
+
+
 def _items(loaded: LoadedDataset) -> Any:
     dataset = loaded.dataset
     if loaded.iterable:
