@@ -77,6 +77,17 @@ def test_ipc_bound_tiny_items_stop_after_one_worker() -> None:
     assert "cannot catch up" in rec.reason
 
 
+def test_main_process_faster_than_a_hand_over_needs_no_worker_trial() -> None:
+    # w0 delivers a batch every 100 µs; receiving one from a worker costs >= 300 µs
+    sp = space(limits=limits(cpus=2), handover_s=300e-6)
+    rec, trials = run(sp, lambda c: result(c, B / 100e-6 if c.num_workers == 0 else 1000.0))
+    assert workers_of(trials) == [0]
+    assert rec.config.num_workers == 0 and "unpickle" in rec.reason
+    slow = space(limits=limits(cpus=2), handover_s=50e-6)
+    _, trials = run(slow, lambda c: result(c, B / 100e-6 if c.num_workers == 0 else 1000.0))
+    assert 1 in workers_of(trials)
+
+
 def test_noise_ties_go_to_fewer_workers() -> None:
     rates = {0: 100.0, 1: 150.0, 2: 300.0, 4: 310.0, 8: 290.0}
     rec, _ = run(space(), lambda c: result(c, rates[c.num_workers], spread=0.12))

@@ -23,6 +23,7 @@ from loadertune.trial import DatasetSource, TrialPlan
 from loadertune.trial.sampler import read_smaps_rollup
 from loadertune.tuning import fingerprint as fp
 from loadertune.tuning.budget import Limits, limits_for
+from loadertune.tuning.handover import handover_s
 from loadertune.tuning.probe import ItemProbe, first_item, probe_items
 from loadertune.tuning.recommend import recommend
 from loadertune.tuning.result import TuneResult
@@ -49,9 +50,10 @@ class Prepared:
     fingerprints: dict[str, Any]
     request_key: str
 
-    def search_space(self, probe: ItemProbe) -> Space:
+    def search_space(self, probe: ItemProbe, handover: float | None) -> Space:
         """The space to search, once the probe has told latency-bound from CPU-bound."""
-        return Space(batch_size=self.batch_size, limits=self.limits,
+        return Space(handover_s=handover,
+                     batch_size=self.batch_size, limits=self.limits,
                      latency_bound=probe.latency_bound,
                      accelerator=self.machine.accelerator is not None,
                      start_method=self.start_method,
@@ -156,8 +158,9 @@ def run_tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: floa
         stored = history.find(prep.request_key, STORE_MAX_AGE)
         if stored is not None:
             return _served(stored, time.monotonic() - started, history.path)
-    probe, _ = probe_items(prep.loaded)
-    space = prep.search_space(probe)
+    probe, items = probe_items(prep.loaded)
+    handover = handover_s(items, batch_size, prep.loaded.collate_fn)
+    space = prep.search_space(probe, handover)
     outcome = search(prep.source, space, prep.plan, probe, budget_s=budget_s,
                      started=started, callbacks=callbacks)
     rec = recommend(space, outcome.trials)
@@ -177,7 +180,8 @@ def run_tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: floa
         kwargs=rec.config.to_kwargs(include_batch_size=False), config=rec.config,
         trials=outcome.trials, reason=reason, seconds=time.monotonic() - started,
         notes=notes, dataset=prep.loaded.describe(), spec=prep.loaded.spec,
-        machine=prep.machine, plan=prep.plan, probe=probe.to_dict(),
+        machine=prep.machine, plan=prep.plan,
+        probe={**probe.to_dict(), "handover_s": handover},
         stopped_by=outcome.stopped_by, started_at=started_at,
         fingerprints={**prep.fingerprints, "request_key": prep.request_key},
         interrupt=outcome.interrupt)

@@ -6,6 +6,7 @@ such a dataset is latency-bound, and more workers than cores pay off.
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -23,7 +24,7 @@ CALIBRATE_S = 0.004    # a busy loop this long beside each item: the CPU share w
 
 @dataclass(frozen=True)
 class ItemProbe:
-    """Per-item wall and CPU seconds in the main process.
+    """Median per-item wall and CPU seconds in the main process.
 
     ``busy_share`` is the CPU share a pure busy loop got at the same time: on a machine shared
     with other work even a CPU-bound item gets only that, so the item's share is judged
@@ -66,25 +67,26 @@ def _ms(seconds: float) -> str:
 
 
 def probe_items(loaded: LoadedDataset, limit_s: float = PROBE_S,
-                limit_items: int = PROBE_ITEMS) -> tuple[ItemProbe, Any]:
-    """Time items of ``loaded`` here; returns the probe and the first item (None if none).
+                limit_items: int = PROBE_ITEMS) -> tuple[ItemProbe, list[Any]]:
+    """Time items of ``loaded`` here; returns the probe and the items read.
 
     A dataset that raises is not probed (the trials will report its error properly).
     """
     try:
         items = _items(loaded)
-        first = next(items)
+        seen = [next(items)]
     except Exception:
-        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), None
-    count, wall, cpu, busy_wall, busy_cpu = 0, 0.0, 0.0, 0.0, 0.0
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), []
+    walls: list[float] = []
+    cpus: list[float] = []
+    busy_wall, busy_cpu = 0.0, 0.0
     started = time.perf_counter()
     try:
-        while count < limit_items and time.perf_counter() - started < limit_s:
+        while len(walls) < limit_items and time.perf_counter() - started < limit_s:
             w0, c0 = time.perf_counter(), time.process_time()
-            next(items)
-            wall += time.perf_counter() - w0
-            cpu += time.process_time() - c0
-            count += 1
+            seen.append(next(items))
+            walls.append(time.perf_counter() - w0)
+            cpus.append(time.process_time() - c0)
             w0, c0 = time.perf_counter(), time.process_time()
             _busy(CALIBRATE_S)
             busy_wall += time.perf_counter() - w0
@@ -92,12 +94,13 @@ def probe_items(loaded: LoadedDataset, limit_s: float = PROBE_S,
     except StopIteration:
         pass
     except Exception:
-        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), first
-    if count == 0:
-        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), first
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), seen
+    if not walls:
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), seen
     share = min(busy_cpu / busy_wall, 1.0) if busy_wall > 0 else 1.0
-    return ItemProbe(items=count, wall_s=wall / count, cpu_s=cpu / count,
-                     busy_share=share), first
+    # Medians: an item that happened to be preempted, or hit a cold cache, does not decide.
+    return ItemProbe(items=len(walls), wall_s=statistics.median(walls),
+                     cpu_s=statistics.median(cpus), busy_share=share), seen
 
 
 def _busy(seconds: float) -> None:

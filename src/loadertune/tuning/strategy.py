@@ -41,6 +41,7 @@ from loadertune.tuning.compare import (
 )
 
 LATENCY_STEP = 4
+HANDOVER_SAFETY = 0.8  # w0 must beat the hand-over bound by this much to skip the workers
 MAX_REFINES = 2
 PREFETCH_OPTIONS = (4,)
 
@@ -57,6 +58,7 @@ class Space:
     worker_start_method: str = "fork"    # the start method workers actually use
     main_estimate: int = 0               # bytes the main process holds before any trial
     item_wall_s: float | None = None     # probe: wall seconds one item takes in-process
+    handover_s: float | None = None      # least seconds main needs to receive a worker's batch
     dataset_len: int | None = None
     prefetch_options: tuple[int, ...] = PREFETCH_OPTIONS
     max_refines: int = MAX_REFINES
@@ -140,7 +142,7 @@ def climb(space: Space, results: Sequence[TrialResult]) -> Decision:
                             "no larger worker count was tried")
         if best is not None and saturated(best):
             return Decision(None, "climb", saturated_why(best))
-        stop = _plateau(measured, best, rung)
+        stop = _plateau(measured, best, rung, space.handover_s)
         if stop is not None:
             return Decision(None, "climb", stop)
         reason = _fits(space, results, rung)
@@ -160,8 +162,8 @@ def climb(space: Space, results: Sequence[TrialResult]) -> Decision:
     return Decision(None, "climb", _cap_why(space))
 
 
-def _plateau(measured: dict[int, TrialResult], best: TrialResult | None,
-             rung: int) -> str | None:
+def _plateau(measured: dict[int, TrialResult], best: TrialResult | None, rung: int,
+             handover_s: float | None = None) -> str | None:
     """Why the next rung is not worth measuring, or None."""
     ok = sorted((r for r in measured.values() if r.ok), key=lambda r: r.config.num_workers)
     if best is None or not ok:
@@ -171,6 +173,12 @@ def _plateau(measured: dict[int, TrialResult], best: TrialResult | None,
         return flat
     last = ok[-1]
     k = last.config.num_workers
+    if (k == 0 and handover_s and last.batches_per_s
+            and 1 / last.batches_per_s < HANDOVER_SAFETY * handover_s):
+        return (f"workers cannot catch up: {last.config.label()} loads a batch every "
+                f"{1e6 / last.batches_per_s:,.0f} µs, less than the {1e6 * handover_s:,.0f} µs "
+                "the main process needs just to unpickle a batch from a worker (measured "
+                "here), so no number of workers can deliver faster")
     if k >= 1:
         ceiling = rate(last) * rung / k * (1 + noise(last))
         if ceiling <= rate(best) * (1 + noise(best)):
