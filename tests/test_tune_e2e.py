@@ -121,3 +121,27 @@ def test_cli_tune_and_history(tiny: TuneResult, store: Path, tmp_path: Path) -> 
     assert f"run #{tiny.run_id}" in shown.stdout and "w0" in shown.stdout
     missing = cli("history", "show", "9999", store=store)
     assert missing.returncode == 2 and "no run 9999" in missing.stderr
+
+
+def test_ctrl_c_keeps_finished_trials_and_leaves_no_process(tmp_path: Path) -> None:
+    store = tmp_path / "h.sqlite"
+    env = dict(os.environ, PYTHONPATH=SRC, COLUMNS="140")
+    proc = subprocess.Popen([sys.executable, "-m", "loadertune", "tune", REMOTE, "-b", "8",
+                             "--store", str(store), "--plot", str(tmp_path / "p.png")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if "✓" in line or "✗" in line:
+            break
+    children = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(2)  # SIGINT, as Ctrl-C sends
+    rest, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, "".join(lines) + rest
+    assert "interrupted" in rest
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert not alive
+    out = cli("history", "--json", store=store)
+    [run] = json.loads(out.stdout)
+    assert run["status"] == "interrupted" and run["trial_count"] >= 1
