@@ -26,7 +26,7 @@ def _synthetic_image(rng: np.random.Generator, width: int, height: int) -> Image
     y, x = np.mgrid[0:height, 0:width].astype(np.float32)
     img = np.zeros((height, width, 3), dtype=np.float32)
     for c in range(3):
-        fx, fy, phase = rng.uniform(0.5, 4, 2).tolist() + [rng.uniform(0, 6.3)]
+        fx, fy, phase = [*rng.uniform(0.5, 4, 2).tolist(), rng.uniform(0, 6.3)]
         img[..., c] = 0.5 + 0.35 * np.sin(fx * x / width * 6.3 + phase) * np.cos(fy * y / height)
     for _ in range(6):
         cx, cy = rng.uniform(0, width), rng.uniform(0, height)
