@@ -49,6 +49,8 @@ class TrialPlan:
                               f"got {self.step_kind!r}")
         if self.timeout_s <= 0:
             raise ConfigError(f"--timeout must be > 0 seconds, got {self.timeout_s}")
+        if self.window_per_worker is not None and self.window_per_worker < 1:
+            raise ConfigError(f"window_per_worker must be >= 1, got {self.window_per_worker}")
         if self.memory_limit is not None and self.memory_limit <= 0:
             raise ConfigError(f"memory limit must be > 0 bytes, got {self.memory_limit}")
 
