@@ -10,11 +10,14 @@ import typer
 from rich.table import Table
 
 from loadertune.cli.console import stdout_console
+from loadertune.config import LoaderConfig
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.tuning import TuneResult
 
 app = typer.Typer(help="Past tuning runs from the local history store.",
                   no_args_is_help=False, add_completion=False)
+
+STATUS = {"search": "done", "budget": "budget", "interrupted": "stopped"}
 
 StoreOption = Annotated[Path | None, typer.Option(
     help="History file [default: $LOADERTUNE_STORE or ~/.cache/loadertune/history.sqlite]")]
@@ -41,16 +44,19 @@ def history(ctx: typer.Context, store: StoreOption = None, as_json: JsonOption =
     if as_json:
         print(json.dumps([r.to_dict() for r in runs], indent=2))
         return
-    table = Table(title=f"loadertune history · {path}", title_justify="left")
+    table = Table(title=f"loadertune history · {path}", title_justify="left",
+                  caption="recommended: wN = num_workers, pfN = prefetch_factor, persist = "
+                  "persistent_workers; `loadertune history show ID` for the evidence",
+                  caption_justify="left")
     for name in ("id", "when (UTC)", "dataset", "batch", "recommended", "samples/s",
                  "trials", "took", "status"):
-        table.add_column(name, no_wrap=name != "recommended")
+        table.add_column(name, no_wrap=True)
     for r in runs:
-        kwargs = ", ".join(f"{k}={v}" for k, v in r.kwargs.items())
-        table.add_row(str(r.id), r.created_at.replace("T", " ")[:19], r.spec or r.dataset,
-                      str(r.batch_size), kwargs,
+        label = LoaderConfig.from_dict({**r.kwargs, "batch_size": r.batch_size}).label()
+        table.add_row(str(r.id), r.created_at.replace("T", " ")[:16], r.spec or r.dataset,
+                      str(r.batch_size), label,
                       f"{r.samples_per_s:,.0f}" if r.samples_per_s else "-",
-                      str(r.trial_count), f"{r.seconds:.0f}s", r.status)
+                      str(r.trial_count), f"{r.seconds:.0f}s", STATUS.get(r.status, r.status))
     console.print(table)
 
 
