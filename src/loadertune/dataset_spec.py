@@ -124,7 +124,7 @@ def resolve_attr(module: Any, attr: str, spec: str) -> Any:
 
 
 def load_dataset(spec: str) -> LoadedDataset:
-    """Import ``spec`` and return its dataset (calling a factory) and any ``collate_fn`` beside it."""
+    """Import ``spec``; return its dataset (calling a factory) and any ``collate_fn`` beside it."""
     target, attr = split_spec(spec)
     module = import_target(target)
     obj = resolve_attr(module, attr, spec)

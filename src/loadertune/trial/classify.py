@@ -11,7 +11,8 @@ from loadertune.results import TrialFailure
 INDEX_NOTE = "loadertune: raised while loading index "
 _INDEX_RE = re.compile(re.escape(INDEX_NOTE) + r"(-?\d+)")
 _KILLED_RE = re.compile(r"DataLoader worker \(pid (\d+)\) is killed by signal: ([^.]+)\.")
-_EXITED_RE = re.compile(r"DataLoader worker \(pid (\d+)\) exited unexpectedly with exit code (-?\d+)")
+_EXITED_RE = re.compile(
+    r"DataLoader worker \(pid (\d+)\) exited unexpectedly with exit code (-?\d+)")
 _PIDS_RE = re.compile(r"DataLoader worker \(pid\(s\) ([\d, ]+)\) exited unexpectedly")
 _CAUGHT_RE = re.compile(r"Caught (\w+) in DataLoader worker process (\d+)")
 
@@ -74,7 +75,8 @@ def classify(err: BaseException, worker_pids: dict[int, int]) -> TrialFailure:
     if pids:
         listed = [int(p) for p in pids.group(1).replace(" ", "").split(",") if p]
         ids = [worker_pids[p] for p in listed if p in worker_pids]
-        who = f"worker {ids[0]}" if len(ids) == 1 else "workers " + ", ".join(map(str, ids or listed))
+        who = (f"worker {ids[0]}" if len(ids) == 1
+               else "workers " + ", ".join(map(str, ids or listed)))
         return TrialFailure("worker_exited", f"{who} exited unexpectedly", detail=detail,
                             worker_id=ids[0] if len(ids) == 1 else None)
     caught = _CAUGHT_RE.search(text)

@@ -99,10 +99,7 @@ class TreeSampler:
             try:
                 times = proc.cpu_times()
                 self.cpu_seconds[proc.pid] = times.user + times.system
-                if full:
-                    mem = full_memory(proc)
-                else:
-                    mem = ProcMemory(rss=proc.memory_info().rss)
+                mem = full_memory(proc) if full else ProcMemory(rss=proc.memory_info().rss)
             except (psutil.Error, OSError):
                 continue
             if mem is not None:

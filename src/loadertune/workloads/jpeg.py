@@ -26,7 +26,7 @@ def _synthetic_image(rng: np.random.Generator, width: int, height: int) -> Image
     y, x = np.mgrid[0:height, 0:width].astype(np.float32)
     img = np.zeros((height, width, 3), dtype=np.float32)
     for c in range(3):
-        fx, fy, phase = rng.uniform(0.5, 4, 2).tolist() + [rng.uniform(0, 6.3)]
+        fx, fy, phase = [*rng.uniform(0.5, 4, 2).tolist(), rng.uniform(0, 6.3)]
         img[..., c] = 0.5 + 0.35 * np.sin(fx * x / width * 6.3 + phase) * np.cos(fy * y / height)
     for _ in range(6):
         cx, cy = rng.uniform(0, width), rng.uniform(0, height)
@@ -41,7 +41,12 @@ def generate(folder: Path, count: int, width: int = 320, height: int = 240,
              seed: int = 0) -> list[Path]:
     """Write ``count`` JPEGs into ``folder`` once (atomically: a finished folder or none)."""
     names = [f"{i:06d}.jpg" for i in range(count)]
-    if (folder / ".complete").exists():
+    done = folder / ".complete"
+    if done.exists():
+        held = int(done.read_text().split()[0])
+        if held != count:
+            raise ValueError(f"{folder} already holds {held} generated JPEGs, not {count}; "
+                             "use another folder for another size")
         return [folder / n for n in names]
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
