@@ -1,0 +1,119 @@
+"""Copy-on-read growth: per-worker PSS and USS of forked workers as they read a dataset.
+
+Each measurement runs in a fresh spawned interpreter, so that memory freed by an earlier
+dataset is not reused (and so written) by the next one's workers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import queue
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import psutil
+
+WAIT_S = 300.0
+
+
+@dataclass
+class GrowthPoint:
+    batches: int
+    worker_pss: list[int]
+    worker_uss: list[int]
+
+
+@dataclass
+class Growth:
+    """Workers' memory after the first batch, half the epoch and the whole epoch."""
+
+    workload: str
+    size: int
+    batch_size: int
+    workers: int
+    start_method: str
+    dataset_uss: int | None = None  # what building the dataset added to the parent's USS
+    points: list[GrowthPoint] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None
+
+    def delta(self, kind: str) -> list[int]:
+        """Per-worker growth of ``kind`` ("pss" or "uss") from the first to the last point."""
+        if len(self.points) < 2:
+            return []
+        first = getattr(self.points[0], f"worker_{kind}")
+        last = getattr(self.points[-1], f"worker_{kind}")
+        return [b - a for a, b in zip(first, last, strict=False)]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["growth_pss"] = self.delta("pss")
+        data["growth_uss"] = self.delta("uss")
+        return data
+
+
+def _measure(name: str, size: int, batch_size: int, workers: int, start_method: str,
+             out: Any) -> None:
+    """Child target: build the dataset, iterate one epoch, read workers' smaps at checkpoints."""
+    import time
+
+    from torch.utils.data import DataLoader
+
+    from loadertune import workloads
+    from loadertune.trial.sampler import read_smaps_rollup
+
+    started = time.monotonic()
+    growth = Growth(name, size, batch_size, workers, start_method)
+    before = read_smaps_rollup(os.getpid())
+    dataset = getattr(workloads, name)(size)
+    after = read_smaps_rollup(os.getpid())
+    if before is not None and after is not None and before.uss is not None:
+        growth.dataset_uss = (after.uss or 0) - before.uss
+    loader = DataLoader(dataset, batch_size=batch_size, num_workers=workers,
+                        multiprocessing_context=start_method)
+    total = len(loader)
+    checkpoints = {1, max(1, total // 2), total}
+    iterator = iter(loader)
+    pids = [w.pid for w in iterator._workers]  # type: ignore[attr-defined]
+    for i, _ in enumerate(iterator, 1):
+        if i in checkpoints:  # workers stay alive until the last batch has been taken
+            mems = [read_smaps_rollup(pid) for pid in pids]
+            growth.points.append(GrowthPoint(
+                i, [m.pss or 0 if m else 0 for m in mems], [m.uss or 0 if m else 0 for m in mems]))
+    del iterator
+    growth.seconds = time.monotonic() - started
+    out.put(growth)
+
+
+def _kill_tree(pid: int) -> None:
+    with contextlib.suppress(psutil.Error):
+        proc = psutil.Process(pid)
+        for child in proc.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+        proc.kill()
+
+
+def measure_growth(name: str, size: int, batch_size: int, workers: int = 2,
+                   start_method: str = "fork") -> Growth:
+    """Run `_measure` in a fresh interpreter; any failure comes back as ``error``."""
+    if start_method not in multiprocessing.get_all_start_methods():
+        return Growth(name, size, batch_size, workers, start_method,
+                      error=f"start method {start_method} is not available here")
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    proc = ctx.Process(target=_measure, args=(name, size, batch_size, workers, start_method, out))
+    proc.start()
+    try:
+        try:
+            return out.get(timeout=WAIT_S)
+        except queue.Empty:
+            return Growth(name, size, batch_size, workers, start_method,
+                          error=f"no result within {WAIT_S:g} s (exit code {proc.exitcode})")
+    finally:
+        proc.join(5)
+        if proc.is_alive() and proc.pid is not None:
+            _kill_tree(proc.pid)
+            proc.join()
