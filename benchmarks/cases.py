@@ -10,37 +10,45 @@ from loadertune import workloads
 
 @dataclass(frozen=True)
 class Case:
-    """One bundled workload: factory arguments and batch size, quick and full."""
+    """One bundled workload: factory arguments, batch size and timed-window length."""
 
     name: str
     quick: dict[str, Any]
     full: dict[str, Any]
-    quick_batch: int
-    full_batch: int
+    batch: tuple[int, int]  # (quick, full)
+    window: tuple[int, int]  # batches per timed window (quick, full); more with many workers
     note: str = field(default="", compare=False)
 
     def params(self, quick: bool) -> dict[str, Any]:
         return dict(self.quick if quick else self.full)
 
     def batch_size(self, quick: bool) -> int:
-        return self.quick_batch if quick else self.full_batch
+        return self.batch[0] if quick else self.batch[1]
+
+    def batches(self, quick: bool) -> int:
+        return self.window[0] if quick else self.window[1]
 
     def build(self, quick: bool) -> Any:
         """The dataset object (jpeg files are generated into the cache folder once)."""
         return getattr(workloads, self.name)(**self.params(quick))
 
 
-# Batch sizes keep one batch at roughly 10-100 ms of work, so that a trial, whose timed windows
-# hold at least 2 × workers × prefetch batches, stays a few seconds long in --quick.
+# A batch costs roughly 10-100 ms of loading for the slow workloads; the cheap ones get long
+# windows so that a window lasts more than a few milliseconds even with num_workers=0. The
+# trial also makes every window at least 2 × workers × prefetch batches.
 CASES: tuple[Case, ...] = (
-    Case("jpeg", {"size": 64}, {"size": 512}, 8, 32, "CPU-bound decode + augment"),
-    Case("remote", {"size": 400}, {"size": 2_000}, 4, 16,
+    Case("jpeg", {"size": 64}, {"size": 512}, (16, 32), (4, 20), "CPU-bound decode + augment"),
+    Case("remote", {"size": 400}, {"size": 2_000}, (4, 16), (4, 20),
          "20 ms sleep per item standing for object-store latency"),
-    Case("tiny", {"size": 20_000}, {"size": 100_000}, 64, 64, "IPC-bound"),
-    Case("bigtensor", {"size": 32}, {"size": 128}, 1, 4, "8 MB items, shared-memory bound"),
-    Case("pylist", {"size": 100_000}, {"size": 400_000}, 256, 256, "Python list of dicts"),
-    Case("pylist_numpy", {"size": 100_000}, {"size": 400_000}, 256, 256, "same data in numpy"),
-    Case("iterable", {"size": 20_000}, {"size": 200_000}, 64, 64, "sharded IterableDataset"),
+    Case("tiny", {"size": 20_000}, {"size": 100_000}, (64, 64), (100, 400), "IPC-bound"),
+    Case("bigtensor", {"size": 32}, {"size": 128}, (1, 4), (16, 20),
+         "8 MB items, shared-memory bound"),
+    Case("pylist", {"size": 100_000}, {"size": 400_000}, (256, 256), (20, 100),
+         "Python list of dicts"),
+    Case("pylist_numpy", {"size": 100_000}, {"size": 400_000}, (256, 256), (40, 200),
+         "the same data in numpy arrays"),
+    Case("iterable", {"size": 20_000}, {"size": 200_000}, (64, 64), (100, 400),
+         "sharded IterableDataset"),
 )
 
 

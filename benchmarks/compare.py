@@ -89,6 +89,7 @@ class WorkloadReport:
     quick: bool
     batch_size: int
     status: str = "ok"
+    plan: TrialPlan | None = None
     sweep: SweepResult | None = None
     heuristics: list[tuple[Heuristic, Measured]] = field(default_factory=list)
     tuned: TuneOutcome = field(default_factory=lambda: TuneOutcome("skipped", "not run"))
@@ -117,6 +118,7 @@ class WorkloadReport:
             "params": self.case.params(self.quick),
             "batch_size": self.batch_size,
             "status": self.status,
+            "plan": self.plan.to_dict() if self.plan else None,
             "grid": None if self.sweep is None else {
                 "seconds": self.sweep.duration_s,
                 "interrupted": self.sweep.interrupted,
@@ -166,7 +168,7 @@ class WorkloadRun:
         self.case, self.quick, self.grid, self.plan = case, quick, grid, plan
         self.machine, self.heuristic_list, self.budget = machine, heuristics, budget
         self.progress, self.step_s = progress, step_s
-        self.report = WorkloadReport(case, quick, grid.batch_size)
+        self.report = WorkloadReport(case, quick, grid.batch_size, plan=plan)
         self.extra = 0
 
     def run(self) -> WorkloadReport:

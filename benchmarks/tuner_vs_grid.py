@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -116,7 +117,8 @@ def run_case(case: Case, args: argparse.Namespace, machine: MachineInfo, plan: T
                   f"{grid.batch_size}): {len(configs)} grid configs", soft_wrap=True)
     step_s = plan.step_ms / 1000.0 if plan.step_ms else None
     with SweepProgress(console, len(configs), title=case.name) as progress:
-        run = WorkloadRun(case, args.quick, grid, plan, machine, heuristic_list, budget,
+        case_plan = replace(plan, batches=case.batches(args.quick))
+        run = WorkloadRun(case, args.quick, grid, case_plan, machine, heuristic_list, budget,
                           progress, step_s)
         try:
             reports.append(run.run())
