@@ -42,8 +42,7 @@ class DatasetSource:
             return TrialJob(config, plan, self.spec, None, list(sys.path), None, self.step_spec)
         payload = pickle.dumps((self.dataset, self.collate_fn, self.step))
         preparation = multiprocessing.spawn.get_preparation_data("loadertune-trial")
-        # The parent's authkey refuses plain pickling (and the child needs none of its own).
-        preparation.pop("authkey", None)
+        preparation.pop("authkey", None)  # an AuthenticationString refuses plain pickling
         return TrialJob(config, plan, None, payload, list(sys.path), preparation,
                         self.step_spec)
 
