@@ -33,21 +33,22 @@ class Case:
         return getattr(workloads, self.name)(**self.params(quick))
 
 
-# A batch costs roughly 10-100 ms of loading for the slow workloads; the cheap ones get long
-# windows so that a window lasts more than a few milliseconds even with num_workers=0. The
-# trial also makes every window at least 2 × workers × prefetch batches.
+# --quick keeps each trial to a few seconds (on 2 busy cores a trial's fixed cost, starting
+# Python, torch and the workers, is already 1.5-4 s): batches of ~10-50 ms for the slow
+# workloads, short windows for the cheap ones. The trial makes every window at least
+# 2 × workers × prefetch batches anyway. Full runs use realistic sizes and long windows.
 CASES: tuple[Case, ...] = (
-    Case("jpeg", {"size": 64}, {"size": 512}, (16, 32), (4, 20), "CPU-bound decode + augment"),
+    Case("jpeg", {"size": 64}, {"size": 512}, (8, 32), (6, 20), "CPU-bound decode + augment"),
     Case("remote", {"size": 400}, {"size": 2_000}, (4, 16), (4, 20),
          "20 ms sleep per item standing for object-store latency"),
-    Case("tiny", {"size": 20_000}, {"size": 100_000}, (64, 64), (100, 400), "IPC-bound"),
-    Case("bigtensor", {"size": 32}, {"size": 128}, (1, 4), (16, 20),
+    Case("tiny", {"size": 20_000}, {"size": 100_000}, (64, 64), (20, 400), "IPC-bound"),
+    Case("bigtensor", {"size": 32}, {"size": 128}, (1, 4), (6, 20),
          "8 MB items, shared-memory bound"),
-    Case("pylist", {"size": 100_000}, {"size": 400_000}, (256, 256), (20, 100),
+    Case("pylist", {"size": 100_000}, {"size": 400_000}, (256, 256), (8, 100),
          "Python list of dicts"),
-    Case("pylist_numpy", {"size": 100_000}, {"size": 400_000}, (256, 256), (40, 200),
+    Case("pylist_numpy", {"size": 100_000}, {"size": 400_000}, (256, 256), (8, 200),
          "the same data in numpy arrays"),
-    Case("iterable", {"size": 20_000}, {"size": 200_000}, (64, 64), (100, 400),
+    Case("iterable", {"size": 20_000}, {"size": 200_000}, (64, 64), (20, 400),
          "sharded IterableDataset"),
 )
 
