@@ -174,9 +174,6 @@ class WorkloadRun:
     def run(self) -> WorkloadReport:
         dataset = self.case.build(self.quick)
         source, _ = source_for(dataset)
-        total = len(self.grid.configs())
-        self.progress.progress.update(self.progress.overall, total=total, completed=0,
-                                      description=self.case.name)
 
         def on_start(i: int, n: int, config: LoaderConfig) -> None:
             self.budget.check()
