@@ -82,6 +82,7 @@ def test_loads_through_a_dataloader(name: str, workers: int, tmp_path: Path) -> 
     assert seen == len(dataset)  # type: ignore[arg-type]
 
 
+@pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")  # > cores
 @pytest.mark.parametrize("workers", [0, 1, 2, 3, 4])
 def test_iterable_shards_without_duplicates_or_losses(workers: int) -> None:
     size = 103  # not a multiple of any worker count or the batch size
