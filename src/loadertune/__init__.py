@@ -1,8 +1,22 @@
 """loadertune: measure, tune and debug PyTorch DataLoader settings on your own dataset."""
 
+from typing import TYPE_CHECKING, Any
+
 from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError, DatasetSpecError, LoadertuneError
 
 __version__ = "0.1.0"
 
 __all__ = ["ConfigError", "DatasetSpecError", "LoaderConfig", "LoadertuneError", "__version__"]
+
+if TYPE_CHECKING:
+    from loadertune.watch import watch as watch
+
+
+def __getattr__(name: str) -> Any:
+    """``loadertune.watch`` on first use: it imports torch, which ``import loadertune`` avoids."""
+    if name == "watch":
+        import importlib
+
+        return importlib.import_module("loadertune.watch")  # a module you can call: watch(loader)
+    raise AttributeError(f"module 'loadertune' has no attribute {name!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loadertune import machine as machine_facts
@@ -41,24 +42,58 @@ def source_for(dataset: Any, collate_fn: Any = None,
     return DatasetSource(dataset=loaded.dataset, collate_fn=loaded.collate_fn, step=step), loaded
 
 
+def check_step_spec(spec: str) -> str:
+    """Import ``module:function`` now, so a bad --step fails before any trial starts."""
+    from loadertune.dataset_spec import import_target, resolve_attr, split_spec
+
+    target, attr = split_spec(spec)
+    fn = resolve_attr(import_target(target), attr, spec)
+    if not callable(fn):
+        raise DatasetSpecError(f"--step {spec!r} is a {type(fn).__name__}, not a function")
+    return spec
+
+
+@dataclass
+class PreparedBench:
+    """A sweep whose dataset loaded and passed the pre-flight checks, ready to run."""
+
+    source: DatasetSource
+    loaded: LoadedDataset
+    configs: list[LoaderConfig]
+    plan: TrialPlan
+    machine: MachineInfo
+
+    def run(self, *, on_start: TrialStart | None = None, on_batches: BatchProgress | None = None,
+            on_done: TrialDone | None = None) -> SweepResult:
+        return run_sweep(self.source, self.configs, self.plan, self.machine,
+                         self.loaded.describe(), on_start=on_start, on_batches=on_batches,
+                         on_done=on_done)
+
+
+def prepare(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *, collate_fn: Any = None,
+            step: Callable[[Any], Any] | None = None, step_spec: str | None = None,
+            machine: MachineInfo | None = None) -> PreparedBench:
+    """Load ``dataset`` and check the grid against it; raises LoadertuneError on bad input.
+
+    The memory limit of each trial defaults to 80 % of the memory available now.
+    """
+    machine = machine or machine_facts.collect()
+    plan = plan or TrialPlan()
+    if plan.memory_limit is None:
+        plan = replace(plan, memory_limit=int(machine.memory_available * DEFAULT_MEMORY_FRACTION))
+    source, loaded = source_for(dataset, collate_fn, step)
+    if step_spec is not None:
+        source.step_spec = check_step_spec(step_spec)
+    configs = grid.configs()
+    preflight(loaded, configs, machine)
+    return PreparedBench(source, loaded, configs, plan, machine)
+
+
 def bench(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *,
           collate_fn: Any = None, step: Callable[[Any], Any] | None = None,
           machine: MachineInfo | None = None, on_start: TrialStart | None = None,
           on_batches: BatchProgress | None = None,
           on_done: TrialDone | None = None) -> SweepResult:
-    """Measure every config of ``grid`` on ``dataset`` (a spec string or a Dataset object).
-
-    The memory limit of each trial defaults to 80 % of the memory available now.
-    """
-    machine = machine or machine_facts.collect()
-    if plan is None:
-        plan = TrialPlan()
-    if plan.memory_limit is None:
-        from dataclasses import replace
-
-        plan = replace(plan, memory_limit=int(machine.memory_available * DEFAULT_MEMORY_FRACTION))
-    source, loaded = source_for(dataset, collate_fn, step)
-    configs: list[LoaderConfig] = grid.configs()
-    preflight(loaded, configs, machine)
-    return run_sweep(source, configs, plan, machine, loaded.describe(), on_start=on_start,
-                     on_batches=on_batches, on_done=on_done)
+    """Measure every config of ``grid`` on ``dataset`` (a spec string or a Dataset object)."""
+    prepared = prepare(dataset, grid, plan, collate_fn=collate_fn, step=step, machine=machine)
+    return prepared.run(on_start=on_start, on_batches=on_batches, on_done=on_done)

@@ -129,6 +129,7 @@ def run_sweep(source: DatasetSource, configs: list[LoaderConfig], plan: TrialPla
                         started_at=datetime.now(UTC).isoformat(timespec="seconds"))
     started = time.monotonic()
     walls: list[LoaderConfig] = []
+    config: LoaderConfig | None = None
     try:
         for i, config in enumerate(configs):
             if on_start is not None:
@@ -148,5 +149,9 @@ def run_sweep(source: DatasetSource, configs: list[LoaderConfig], plan: TrialPla
     except KeyboardInterrupt as err:
         sweep.interrupted = True
         sweep.interrupt = err
+        if config is not None and not any(r.config == config for r in sweep.results):
+            why = "SIGTERM" if type(err).__name__ == "Terminated" else "Ctrl-C"
+            sweep.results.append(TrialResult(config=config, failure=TrialFailure(
+                "interrupted", f"stopped by {why} while being measured")))
     sweep.duration_s = time.monotonic() - started
     return sweep

@@ -33,27 +33,22 @@ _register()
 
 
 def main() -> None:
-    """Console entry point: one clear line for bad input, exit codes 2 / 130 / 143."""
+    """Console entry point: one clear line for bad input (exit 2), 130 after Ctrl-C.
+
+    typer handles usage errors, ``--help`` and ``typer.Exit`` itself; library errors
+    (`LoadertuneError`) and anything unexpected reach us here.
+    """
     from loadertune.cli.console import stderr_console
 
     try:
-        app(standalone_mode=False)
+        app()
     except LoadertuneError as err:
         stderr_console().print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         stderr_console().print("[yellow]interrupted[/]")
         sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as err:  # click usage errors and anything unexpected
-        import click
-
-        if isinstance(err, click.exceptions.ClickException):
-            err.show()
-            sys.exit(err.exit_code)
-        if isinstance(err, click.exceptions.Abort):
-            sys.exit(130)
+    except Exception as err:
         if os.environ.get("LOADERTUNE_DEBUG"):
             raise
         stderr_console().print(

@@ -10,8 +10,7 @@ from typing import Annotated
 import typer
 
 from loadertune import machine as machine_facts
-from loadertune.bench import bench as run_bench
-from loadertune.bench import default_workers
+from loadertune.bench import default_workers, prepare
 from loadertune.cli.console import stdout_console
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import START_METHODS
@@ -80,18 +79,22 @@ def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
     console.print("wrote " + ", ".join(written), soft_wrap=True)
 
 
-def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan,
-                      machine: MachineInfo) -> tuple[SweepResult, BaseException | None]:
-    """Run the sweep behind a progress display; return it and the interrupt, if any."""
+def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: MachineInfo,
+                      step_spec: str | None = None,
+                      ) -> tuple[SweepResult, BaseException | None]:
+    """Check the input, then run the sweep behind a progress display.
+
+    Returns the sweep and the interrupt (Ctrl-C or SIGTERM) that stopped it, if any.
+    """
     console = stdout_console()
-    configs = grid.configs()
-    console.print(f"[bold]loadertune bench[/] {dataset}: {len(configs)} configs, "
-                  f"batch size {grid.batch_size}, {machine.usable_cpus:g} usable CPUs",
-                  soft_wrap=True)
+    prepared = prepare(dataset, grid, plan, machine=machine, step_spec=step_spec)
+    console.print(f"[bold]loadertune bench[/] {prepared.loaded.describe()}: "
+                  f"{len(prepared.configs)} configs, batch size {grid.batch_size}, "
+                  f"{machine.usable_cpus:g} usable CPUs", soft_wrap=True)
+    with sigterm_as_interrupt(), SweepProgress(console, len(prepared.configs)) as progress:
+        sweep = prepared.run(on_start=progress.on_start, on_batches=progress.on_batches,
+                             on_done=progress.on_done)
     stop: BaseException | None = None
-    with sigterm_as_interrupt(), SweepProgress(console, len(configs)) as progress:
-        sweep = run_bench(dataset, grid, plan, machine=machine, on_start=progress.on_start,
-                          on_batches=progress.on_batches, on_done=progress.on_done)
     if sweep.interrupted:
         stop = sweep.interrupt or KeyboardInterrupt()
         console.print("[yellow]interrupted: keeping the configs measured so far[/]")
@@ -116,6 +119,9 @@ def bench(
         help="Warm-up batches [default: workers × prefetch + 2]")] = None,
     step_ms: Annotated[float, typer.Option(help="Simulated training step per batch, ms.")] = 0.0,
     step_kind: Annotated[str, typer.Option(help="cpu (busy) or sleep")] = "cpu",
+    step: Annotated[str | None, typer.Option(
+        help="Your training step as module:function, called with each batch "
+             "(instead of --step-ms).")] = None,
     timeout: Annotated[str, typer.Option(help="Time limit per config, e.g. 120s or 5m.")] = "120s",
     memory_limit: Annotated[str, typer.Option(
         help="Memory budget per config: 8GiB or a % of available memory.")] = "80%",
@@ -133,7 +139,7 @@ def bench(
                      step_kind=step_kind, timeout_s=parse_duration(timeout),
                      memory_limit=parse_size(memory_limit, of=machine.memory_available))
     json_file, plot_file = default_paths(out, "bench", json_path, plot_path)
-    sweep, stop = run_with_progress(dataset, grid, plan, machine)
+    sweep, stop = run_with_progress(dataset, grid, plan, machine, step_spec=step)
     show_and_save(sweep, json_file, plot_file)
     if stop is not None:
         sys.exit(143 if isinstance(stop, Terminated) else 130)

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import signal
 import sys
 import threading
 import time
 from typing import Any
 
+from loadertune.results import TrialFailure
 from loadertune.trial.classify import INDEX_NOTE, classify
 from loadertune.trial.consumer import make_step
 from loadertune.trial.job import EventWriter, TrialJob
+from loadertune.trial.process import TRIAL_TMP_PREFIX
 from loadertune.trial.stats import median, relative_spread, window_rates
 
 PROGRESS_EVERY_S = 0.2
@@ -45,12 +48,21 @@ class IndexTagged:
         return inner(indices)
 
 
+def die_orphaned() -> None:
+    """The parent is gone: remove this trial's temp folder and kill its process group, so a
+    crashed or SIGKILLed loadertune leaves no orphans and no files."""
+    tmp = os.environ.get("TMPDIR", "")
+    if os.path.basename(tmp).startswith(TRIAL_TMP_PREFIX):
+        shutil.rmtree(tmp, ignore_errors=True)
+    os.killpg(0, signal.SIGKILL)
+
+
 def watch_parent(parent: int) -> None:
-    """Kill this process group when the parent disappears (no orphans after a crash)."""
+    """Call `die_orphaned` as soon as the parent process disappears."""
     while True:
         time.sleep(0.5)
         if os.getppid() != parent:
-            os.killpg(0, signal.SIGKILL)
+            die_orphaned()
 
 
 def batch_length(batch: Any, default: int) -> int:
@@ -73,6 +85,37 @@ def batch_length(batch: Any, default: int) -> int:
                 return len(item)
             stack.extend(item)
     return default
+
+
+def worker_exits(iterator: Any, settle_s: float = 0.5) -> dict[int, int]:
+    """Exit codes of the iterator's workers that have ended (negative: killed by a signal)."""
+    workers = list(getattr(iterator, "_workers", []) or [])
+    deadline = time.monotonic() + settle_s
+    exits: dict[int, int] = {}
+    while True:
+        for wid, proc in enumerate(workers):
+            code = proc.exitcode
+            if code is not None and code != 0:
+                exits[wid] = code
+        if exits or time.monotonic() >= deadline:
+            return exits
+        time.sleep(0.05)
+
+
+def describe_failure(err: BaseException, worker_pids: dict[int, int],
+                     iterator: Any) -> TrialFailure:
+    """Classify ``err`` with the workers' exit codes, ignoring torch's later SIGCHLD errors.
+
+    After a worker dies, torch's SIGCHLD handler may raise again at any moment; it is switched
+    off first, and an error it raised in between replaces the first (it names the signal).
+    """
+    for _ in range(3):
+        try:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            return classify(err, worker_pids, worker_exits(iterator))
+        except RuntimeError as late:
+            err = late
+    return classify(err, worker_pids)
 
 
 def load(job: TrialJob) -> tuple[Any, Any, Any]:
@@ -161,8 +204,7 @@ def measure(job: TrialJob, events: EventWriter) -> None:
             if len(times) < needed:
                 iterator = None  # epoch over: shut its workers down before the next one
     except Exception as err:
-        failure = classify(err, worker_pids)
-        events.send("failure", **failure.to_dict())
+        events.send("failure", **describe_failure(err, worker_pids, iterator).to_dict())
         return
     samples = sum(sizes[warmup:])
     rate = median(rates)
@@ -184,7 +226,7 @@ def measure(job: TrialJob, events: EventWriter) -> None:
 
 
 def main() -> None:
-    events = EventWriter(int(sys.argv[1]))
+    events = EventWriter(int(sys.argv[1]), on_broken=die_orphaned)
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
     try:
         job: TrialJob = pickle.load(sys.stdin.buffer)

@@ -47,14 +47,42 @@ def _original_message(text: str, type_name: str) -> str:
     return lines[0] if lines else ""
 
 
-def classify(err: BaseException, worker_pids: dict[int, int]) -> TrialFailure:
-    """Describe ``err`` as a failure kind with worker, signal and index where known."""
+def dead_worker_failure(exits: dict[int, int], detail: str) -> TrialFailure | None:
+    """A failure naming the first worker (id -> exit code) that died, or None."""
+    for wid, code in sorted(exits.items()):
+        if code < 0:
+            sig = -code
+            return TrialFailure("worker_killed", f"worker {wid} killed by signal {sig} "
+                                f"({signal_name(sig)})", detail=detail, worker_id=wid, signal=sig)
+        if code > 0:
+            return TrialFailure("worker_exited", f"worker {wid} exited unexpectedly with code "
+                                f"{code}", detail=detail, worker_id=wid)
+    return None
+
+
+def classify(err: BaseException, worker_pids: dict[int, int],
+             worker_exits: dict[int, int] | None = None) -> TrialFailure:
+    """Describe ``err`` as a failure kind with worker, signal and index where known.
+
+    ``worker_exits`` (worker id -> exit code of workers that have ended) explains errors that
+    only show a symptom of a dead worker, such as a connection reset while receiving a batch.
+    """
     text = str(err)
     detail = "".join(traceback.format_exception(err))[-4000:]
     notes = "\n".join(getattr(err, "__notes__", []) or [])
     index_match = _INDEX_RE.search(text) or _INDEX_RE.search(notes)
     index = int(index_match.group(1)) if index_match else None
 
+    caught = _CAUGHT_RE.search(text)
+    if caught:
+        type_name, wid = caught.group(1), int(caught.group(2))
+        message = _original_message(text, type_name)
+        where = f" at index {index}" if index is not None else ""
+        return TrialFailure("exception", f"{type_name}{where} in worker {wid}: {message}",
+                            detail=detail, worker_id=wid, index=index)
+    dead = dead_worker_failure(worker_exits or {}, detail)
+    if dead is not None:
+        return dead
     killed = _KILLED_RE.search(text)
     if killed:
         pid = int(killed.group(1))
@@ -75,17 +103,10 @@ def classify(err: BaseException, worker_pids: dict[int, int]) -> TrialFailure:
     if pids:
         listed = [int(p) for p in pids.group(1).replace(" ", "").split(",") if p]
         ids = [worker_pids[p] for p in listed if p in worker_pids]
-        who = (f"worker {ids[0]}" if len(ids) == 1
-               else "workers " + ", ".join(map(str, ids or listed)))
+        names = ", ".join(map(str, ids or listed))
+        who = f"worker {ids[0]}" if len(ids) == 1 else f"workers {names}"
         return TrialFailure("worker_exited", f"{who} exited unexpectedly", detail=detail,
                             worker_id=ids[0] if len(ids) == 1 else None)
-    caught = _CAUGHT_RE.search(text)
-    if caught:
-        type_name, wid = caught.group(1), int(caught.group(2))
-        message = _original_message(text, type_name)
-        where = f" at index {index}" if index is not None else ""
-        return TrialFailure("exception", f"{type_name}{where} in worker {wid}: {message}",
-                            detail=detail, worker_id=wid, index=index)
     where = f" at index {index}" if index is not None else ""
     message = text.split("\n" + INDEX_NOTE)[0].strip()
     return TrialFailure("exception", f"{type(err).__name__}{where}: {message}", detail=detail,

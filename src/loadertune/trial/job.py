@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +32,11 @@ class TrialJob:
 
 
 class EventWriter:
-    """Writes one JSON object per line to a pipe; a vanished reader ends the process."""
+    """Writes one JSON object per line to a pipe; a vanished reader calls ``on_broken``."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, on_broken: Callable[[], None] | None = None) -> None:
         self.fd = fd
+        self.on_broken = on_broken
 
     def send(self, event: str, **fields: Any) -> None:
         line = json.dumps({"e": event, **fields}, default=str) + "\n"
@@ -43,7 +45,9 @@ class EventWriter:
             while data:
                 written = os.write(self.fd, data)
                 data = data[written:]
-        except (BrokenPipeError, OSError):
+        except OSError:
+            if self.on_broken is not None:
+                self.on_broken()
             os._exit(3)
 
 

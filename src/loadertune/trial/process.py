@@ -10,11 +10,28 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 
 SHM_DIR = Path("/dev/shm")
+TRIAL_TMP_PREFIX = "loadertune-trial-"
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Block SIGINT and SIGTERM in this thread for the block; pending ones arrive after it."""
+    deferred = {signal.SIGINT, signal.SIGTERM}
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, deferred)
+    except (AttributeError, OSError, ValueError):  # no pthread_sigmask on this platform
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def shm_entries() -> set[str]:
@@ -38,7 +55,7 @@ class TrialProcess:
     """
 
     def __init__(self, job_bytes: bytes) -> None:
-        self.tmpdir = tempfile.mkdtemp(prefix="loadertune-trial-")
+        self.tmpdir = tempfile.mkdtemp(prefix=TRIAL_TMP_PREFIX)
         self.shm_before = shm_entries()
         self.known_pids: set[int] = set()
         read_fd, write_fd = os.pipe()
@@ -115,7 +132,15 @@ class TrialProcess:
                 time.sleep(0.01)
 
     def close(self) -> None:
-        """Kill what is left, then remove its shm files and temp folder and close pipes."""
+        """Kill what is left, then remove its shm files and temp folder and close pipes.
+
+        Ctrl-C and SIGTERM are held back until the clean-up is done (a second Ctrl-C must not
+        leave half the tree running); they are delivered right after.
+        """
+        with _signals_deferred():
+            self._close()
+
+    def _close(self) -> None:
         try:
             self.kill()
         finally:

@@ -42,7 +42,7 @@ class DatasetSource:
             return TrialJob(config, plan, self.spec, None, list(sys.path), None, self.step_spec)
         payload = pickle.dumps((self.dataset, self.collate_fn, self.step))
         preparation = multiprocessing.spawn.get_preparation_data("loadertune-trial")
-        preparation.pop("authkey", None)  # an AuthenticationString refuses plain pickling
+        preparation.pop("authkey", None)  # not picklable outside a spawn, and not needed
         return TrialJob(config, plan, None, payload, list(sys.path), preparation,
                         self.step_spec)
 

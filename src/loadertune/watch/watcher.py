@@ -1,0 +1,137 @@
+"""`Watcher`: a transparent wrapper around a DataLoader that times the training loop using it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+from rich.console import Console
+
+from loadertune import machine
+from loadertune.watch.distributed import gather as gather_summaries
+from loadertune.watch.distributed import is_distributed, rank_info
+from loadertune.watch.render import render_ranks, render_summary
+from loadertune.watch.sinks import ScalarWriter, log_to_writer
+from loadertune.watch.summary import WatchSummary, summarize
+from loadertune.watch.timing import LoopTimes, timed
+from loadertune.watch.workers import LoaderProbe, WorkerCounters
+
+T = TypeVar("T")
+
+
+def summarize_here(times: LoopTimes, counters: list[WorkerCounters], *, num_workers: int | None,
+                   batch_size: int | None, note: str) -> WatchSummary:
+    """Summarise with this process's rank and its share of the machine's usable cores."""
+    rank = rank_info()
+    cpus = machine.usable_cpus(machine.affinity_cpus(), machine.cgroup_cpu_quota(),
+                               rank.local_world_size)
+    return summarize(times, counters, num_workers=num_workers, batch_size=batch_size,
+                     worker_note=note, usable_cpus=round(cpus, 2), rank=rank)
+
+
+def print_report(local: WatchSummary, console: Console | None,
+                 gather: bool | None) -> list[WatchSummary]:
+    """Print ``local``, or every rank's summary on rank 0 when gathering (see Watcher.report)."""
+    together = is_distributed() if gather is None else (gather and is_distributed())
+    summaries = gather_summaries(local) if together else [local]
+    if not together or local.rank.rank == 0:
+        out = console or Console()
+        out.print(render_ranks(summaries) if together else render_summary(local))
+    return summaries
+
+
+class Watcher(Generic[T]):
+    """Iterate it like the loader; ask it for :meth:`summary` or :meth:`report` at any time.
+
+    - ``len(watcher)`` and attributes (``watcher.dataset``, ``watcher.batch_size``...) are the
+      loader's; each ``iter(watcher)`` is a new pass (epoch) over the loader, and the numbers
+      add up over passes.
+    - The report is printed when a pass ends (exhausted, or left with ``break``), or, inside a
+      ``with`` block, once when the block exits. ``report=False`` turns printing off.
+    - Under ``torch.distributed``, the report of a completed pass (or of a ``with`` block that
+      exits without an exception) gathers every rank's summary, so every rank must reach it;
+      rank 0 prints one table with a row per rank.
+    - Per-worker numbers need the workers to start under the watcher: wrap the loader before
+      its first iteration (a persistent worker's ``worker_init_fn`` cannot be replaced once it
+      runs; such a loader is still timed, without the per-worker table). With
+      ``num_workers=0`` the main process fetches, and its fetch time is the wait.
+    - Iterate one pass at a time: passes that overlap would share one set of timings.
+    """
+
+    def __init__(self, loader: Iterable[T], *, report: bool = True,
+                 console: Console | None = None, writer: ScalarWriter | None = None) -> None:
+        self.loader = loader
+        self._probe = LoaderProbe(loader)
+        self._times = LoopTimes()
+        self._auto_report = report
+        self._console = console
+        self._writer = writer
+        self._in_context = False
+
+    def __iter__(self) -> Iterator[T]:
+        return timed(self._probe.start_pass(), self._times, on_end=self._pass_ended)
+
+    def __len__(self) -> int:
+        return len(self.loader)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("loader", "_probe", "_times"):
+            raise AttributeError(name)
+        return getattr(self.loader, name)
+
+    def __enter__(self) -> Watcher[T]:
+        self._in_context = True
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._in_context = False
+        if self._auto_report:
+            self.report(gather=None if exc_type is None else False)
+
+    def _pass_ended(self, completed: bool) -> None:
+        if self._auto_report and not self._in_context:
+            self.report(gather=None if completed else False)
+
+    def summary(self) -> WatchSummary:
+        """This process's numbers so far (no communication with other ranks)."""
+        return summarize_here(
+            self._times, self._probe.counters(),
+            num_workers=self._probe.num_workers if self._probe.is_dataloader else None,
+            batch_size=getattr(self.loader, "batch_size", None), note=self._probe.note,
+        )
+
+    def report(self, console: Console | None = None,
+               gather: bool | None = None) -> list[WatchSummary]:
+        """Print the summary; under torch.distributed, gather all ranks and print on rank 0.
+
+        ``gather=None`` gathers when a process group is initialised (a collective call: every
+        rank must make it); ``False`` prints only this rank's summary, on this rank. Returns the
+        summaries printed (every rank's when gathered, on every rank). Also logs to the writer
+        given to :func:`watch`, if any.
+        """
+        local = self.summary()
+        summaries = print_report(local, console or self._console, gather)
+        if self._writer is not None:
+            log_to_writer(self._writer, local)
+        return summaries
+
+    def log_to(self, writer: ScalarWriter, global_step: int | None = None,
+               prefix: str = "loadertune/watch") -> WatchSummary:
+        """Log this rank's summary to a TensorBoard ``SummaryWriter`` (or alike) in one call."""
+        summary = self.summary()
+        log_to_writer(writer, summary, global_step, prefix)
+        return summary
+
+
+def watch(loader: Iterable[T], *, report: bool = True, console: Console | None = None,
+          writer: ScalarWriter | None = None) -> Watcher[T]:
+    """Wrap ``loader`` to measure data stalls in the loop that iterates it.
+
+    ``for batch in watch(loader): ...`` or ``with watch(loader) as batches: ...``; see
+    :class:`Watcher`. Wrap the loader before its first iteration to get per-worker numbers
+    (workers get their timers when they start). ``writer``: a TensorBoard ``SummaryWriter`` to
+    log the summary to at each report.
+    """
+    return Watcher(loader, report=report, console=console, writer=writer)
