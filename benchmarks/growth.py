@@ -1,19 +1,21 @@
 """Copy-on-read growth: per-worker PSS and USS of forked workers as they read a dataset.
 
-Each measurement runs in a fresh spawned interpreter, so that memory freed by an earlier
-dataset is not reused (and so written) by the next one's workers.
+Each measurement runs in a fresh interpreter (this file run as a script), so that memory freed
+by an earlier dataset is not reused, and so written, by the next one's workers.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
-import queue
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
-
-import psutil
 
 WAIT_S = 300.0
 
@@ -53,12 +55,16 @@ class Growth:
         data["growth_uss"] = self.delta("uss")
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Growth:
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields["points"] = [GrowthPoint(**p) for p in data.get("points", [])]
+        return cls(**fields)
 
-def _measure(name: str, size: int, batch_size: int, workers: int, start_method: str,
-             out: Any) -> None:
-    """Child target: build the dataset, iterate one epoch, read workers' smaps at checkpoints."""
-    import time
 
+def _measure(name: str, size: int, batch_size: int, workers: int,
+             start_method: str) -> Growth:
+    """Build the dataset, iterate one epoch, read the workers' smaps at checkpoints."""
     from torch.utils.data import DataLoader
 
     from loadertune import workloads
@@ -81,39 +87,41 @@ def _measure(name: str, size: int, batch_size: int, workers: int, start_method: 
         if i in checkpoints:  # workers stay alive until the last batch has been taken
             mems = [read_smaps_rollup(pid) for pid in pids]
             growth.points.append(GrowthPoint(
-                i, [m.pss or 0 if m else 0 for m in mems], [m.uss or 0 if m else 0 for m in mems]))
+                i, [(m.pss or 0) if m else 0 for m in mems],
+                [(m.uss or 0) if m else 0 for m in mems]))
     del iterator
     growth.seconds = time.monotonic() - started
-    out.put(growth)
-
-
-def _kill_tree(pid: int) -> None:
-    with contextlib.suppress(psutil.Error):
-        proc = psutil.Process(pid)
-        for child in proc.children(recursive=True):
-            with contextlib.suppress(psutil.Error):
-                child.kill()
-        proc.kill()
+    return growth
 
 
 def measure_growth(name: str, size: int, batch_size: int, workers: int = 2,
                    start_method: str = "fork") -> Growth:
     """Run `_measure` in a fresh interpreter; any failure comes back as ``error``."""
+    failed = Growth(name, size, batch_size, workers, start_method)
     if start_method not in multiprocessing.get_all_start_methods():
-        return Growth(name, size, batch_size, workers, start_method,
-                      error=f"start method {start_method} is not available here")
-    ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    proc = ctx.Process(target=_measure, args=(name, size, batch_size, workers, start_method, out))
-    proc.start()
+        failed.error = f"start method {start_method} is not available here"
+        return failed
+    cmd = [sys.executable, os.path.abspath(__file__), name, str(size), str(batch_size),
+           str(workers), start_method]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # its own group: killed as one below
     try:
-        try:
-            return out.get(timeout=WAIT_S)
-        except queue.Empty:
-            return Growth(name, size, batch_size, workers, start_method,
-                          error=f"no result within {WAIT_S:g} s (exit code {proc.exitcode})")
+        out, err = proc.communicate(timeout=WAIT_S)
+    except subprocess.TimeoutExpired:
+        failed.error = f"no result within {WAIT_S:g} s"
+        return failed
     finally:
-        proc.join(5)
-        if proc.is_alive() and proc.pid is not None:
-            _kill_tree(proc.pid)
-            proc.join()
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    if proc.returncode != 0 or not out.strip():
+        tail = (err.strip().splitlines() or ["no output"])[-1]
+        failed.error = f"exit code {proc.returncode}: {tail}"
+        return failed
+    return Growth.from_dict(json.loads(out.strip().splitlines()[-1]))
+
+
+if __name__ == "__main__":
+    _name, _size, _batch, _workers, _method = sys.argv[1:6]
+    print(json.dumps(_measure(_name, int(_size), int(_batch), int(_workers), _method).to_dict()))

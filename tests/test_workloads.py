@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -110,39 +112,31 @@ def test_jpeg_augmentation_is_deterministic_per_index(tmp_path: Path) -> None:
     assert not torch.equal(dataset[2][0], dataset[3][0])
 
 
-def worker_uss_growth(name: str, size: int, out: Any) -> None:
-    """Put the bytes one forked worker's USS grows by while it reads every item on ``out``."""
-    from loadertune.trial.sampler import read_smaps_rollup
+# Run in a fresh interpreter: memory an earlier dataset freed in this process would otherwise be
+# reused, and so written, by the next worker, blurring the comparison.
+GROWTH_SCRIPT = """
+import sys
+from torch.utils.data import DataLoader
+from loadertune import workloads
+from loadertune.trial.sampler import read_smaps_rollup
 
-    dataset = getattr(workloads, name)(size)
-    loader = DataLoader(dataset, batch_size=2000, num_workers=1, multiprocessing_context="fork")
-    iterator = iter(loader)
-    pid = iterator._workers[0].pid  # type: ignore[attr-defined]
-    start = end = 0
-    for i, _ in enumerate(iterator):
-        mem = read_smaps_rollup(pid)
-        assert mem is not None and mem.uss is not None
-        if i == 0:
-            start = mem.uss
-        end = mem.uss  # the worker is still alive until the iterator is exhausted
-    del iterator
-    out.put(end - start)
+dataset = getattr(workloads, sys.argv[1])(int(sys.argv[2]))
+loader = DataLoader(dataset, batch_size=2000, num_workers=1, multiprocessing_context="fork")
+iterator = iter(loader)
+pid = iterator._workers[0].pid
+uss = []
+for _ in iterator:  # the worker is alive until the iterator is exhausted
+    uss.append(read_smaps_rollup(pid).uss)
+del iterator
+print(uss[-1] - uss[0])
+"""
 
 
 def growth_in_fresh_interpreter(name: str, size: int) -> int:
-    """Measure in a spawned interpreter: memory an earlier dataset freed in this process would
-    otherwise be reused, and so written, by the next worker, blurring the comparison."""
-    ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    proc = ctx.Process(target=worker_uss_growth, args=(name, size, out))
-    proc.start()
-    try:
-        return int(out.get(timeout=120))
-    finally:
-        proc.join(10)
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
+    """Bytes one forked worker's USS grows by while it reads every item of ``name``."""
+    done = subprocess.run([sys.executable, "-c", GROWTH_SCRIPT, name, str(size)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return int(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.skipif(not (HAS_FORK and HAS_SMAPS), reason="needs fork and /proc smaps_rollup")
