@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import multiprocessing.resource_tracker
 import os
 import sys
 import tempfile
@@ -17,16 +18,28 @@ TESTS = Path(__file__).parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
+# Start multiprocessing's resource tracker now: the first spawn would start it (a process and a
+# pipe kept for the interpreter's life), which is no leak of the test that happened to be first.
+multiprocessing.resource_tracker.ensure_running()
+
 SHM = Path("/dev/shm")
 LEAKY_SHM_PREFIXES = ("torch_", "loadertune", "__KMP_REGISTERED_LIB_")
 
 
+SINGLETONS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
+
+
 def _children() -> set[int]:
+    """Live descendants, less multiprocessing's per-interpreter helpers (the resource tracker
+    and forkserver that the first spawn/forkserver start leaves for the interpreter's life)."""
     alive = set()
     for proc in psutil.Process().children(recursive=True):
         try:
-            if proc.status() != psutil.STATUS_ZOMBIE:
-                alive.add(proc.pid)
+            if proc.status() == psutil.STATUS_ZOMBIE:
+                continue
+            if any(s in " ".join(proc.cmdline()) for s in SINGLETONS):
+                continue
+            alive.add(proc.pid)
         except psutil.Error:
             continue
     return alive
@@ -60,6 +73,7 @@ def no_leaks(tmp_path_factory: pytest.TempPathFactory,
     gc.collect()
     fds_before = psutil.Process().num_fds()
     yield tmp
+    gc.collect()  # a DataLoader in a reference cycle keeps its workers until collected
     leftover = _wait_for(lambda: _children() - children_before)
     assert not leftover, f"processes left alive: {sorted(leftover)}"
     new_shm = _wait_for(lambda: _shm() - shm_before)

@@ -49,7 +49,7 @@ def train(out_json: str) -> None:
 def test_torchrun_two_ranks_gather_into_one_table(tmp_path):
     out_json = tmp_path / "summaries.json"
     env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-               OMP_NUM_THREADS="1", COLUMNS="160")
+               OMP_NUM_THREADS="1", COLUMNS="160", TMPDIR=str(tmp_path))  # torchelastic logs
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
            str(HERE), str(out_json)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=170,

@@ -92,6 +92,7 @@ class TrialResult:
     wall_s: float = 0.0
     remeasured: bool = False
     failure: TrialFailure | None = None
+    step_s: float | None = None  # mean seconds per timed batch spent in the step (None: no step)
 
     @property
     def ok(self) -> bool:
@@ -121,6 +122,7 @@ class TrialResult:
             "wall_s": self.wall_s,
             "remeasured": self.remeasured,
             "failure": self.failure.to_dict() if self.failure else None,
+            "step_s": self.step_s,
         }
 
     @classmethod
@@ -146,4 +148,5 @@ class TrialResult:
             wall_s=data.get("wall_s", 0.0),
             remeasured=data.get("remeasured", False),
             failure=TrialFailure(**failure) if failure else None,
+            step_s=data.get("step_s"),
         )

@@ -23,10 +23,14 @@ app = typer.Typer(
 
 def _register() -> None:
     """One line per command module."""
-    from loadertune.cli import bench, demo
+    from loadertune.cli import bench, demo, doctor, explain, history, tune
 
     app.command("bench")(bench.bench)
     app.command("demo")(demo.demo)
+    app.command("tune")(tune.tune)
+    app.add_typer(history.app, name="history")
+    doctor.register(app)
+    explain.register(app)
 
 
 _register()

@@ -24,8 +24,12 @@ def _series_key(r: TrialResult) -> str:
     return ", ".join(parts)
 
 
-def plot_sweep(sweep: SweepResult, path: str | os.PathLike[str]) -> Path:
-    """Two panels sharing num_workers: samples/s (with min-max of repeats) and peak memory."""
+def plot_sweep(sweep: SweepResult, path: str | os.PathLike[str], best: TrialResult | None = None,
+               title: str = "loadertune bench") -> Path:
+    """Two panels sharing num_workers: samples/s (with min-max of repeats) and peak memory.
+
+    ``best`` (default: ``sweep.best()``) is the point starred; tune passes its own pick.
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -50,14 +54,14 @@ def plot_sweep(sweep: SweepResult, path: str | os.PathLike[str]) -> Path:
         ax_t.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=name)
         mem = [r.memory.total / 2**20 for r in points]
         ax_m.plot(xs, mem, marker="o", label=name)
-    best = sweep.best()
+    best = best if best is not None else sweep.best()
     if best is not None:
         ax_t.plot([best.config.num_workers], [best.samples_per_s], marker="*", markersize=16,
                   color="gold", markeredgecolor="black", linestyle="none", label="best")
     for r in sweep.failed():
         ax_t.axvline(r.config.num_workers, color="red", alpha=0.25, linestyle=":")
     ax_t.set_ylabel("samples / s (median, min-max)")
-    ax_t.set_title(f"loadertune bench · {sweep.dataset}", fontsize=10)
+    ax_t.set_title(f"{title} · {sweep.dataset}", fontsize=10)
     ax_t.grid(alpha=0.3)
     ax_t.legend(fontsize=8)
     pss = any(r.memory.total_pss is not None for r in ok)

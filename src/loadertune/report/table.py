@@ -24,13 +24,18 @@ def _status(r: TrialResult) -> Text:
     return Text(r.failure.kind, style=style)
 
 
-def sweep_table(sweep: SweepResult) -> Table:
-    """Throughput (median ± half the spread), speed-up, first batch, memory, CPU, status."""
-    best = sweep.best()
+def sweep_table(sweep: SweepResult, best: TrialResult | None = None,
+                title: str = "loadertune bench", caption: str | None = None) -> Table:
+    """Throughput (median ± half the spread), speed-up, first batch, memory, CPU, status.
+
+    ``best`` (default: ``sweep.best()``) is the row starred; tune passes its own pick.
+    """
+    best = best if best is not None else sweep.best()
     base = sweep.baseline()
     pss = any(r.memory.total_pss is not None for r in sweep.results)
-    table = Table(title=f"loadertune bench · {sweep.dataset}", title_justify="left",
-                  caption=_caption(sweep), caption_justify="left")
+    table = Table(title=f"{title} · {sweep.dataset}", title_justify="left",
+                  caption=caption if caption is not None else _caption(sweep),
+                  caption_justify="left")
     table.add_column("config", no_wrap=True)
     table.add_column("samples/s", justify="right", no_wrap=True)
     table.add_column("±", justify="right", no_wrap=True)

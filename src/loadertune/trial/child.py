@@ -167,6 +167,8 @@ def measure(job: TrialJob, events: EventWriter) -> None:
     worker_pids: dict[int, int] = {}
     next_progress = 0.0
     rates: list[float] = []
+    step_time = 0.0  # seconds spent in the step on timed (post-warm-up) batches
+    step_count = 0
     iterator = None
     try:
         while len(times) < needed:
@@ -187,7 +189,11 @@ def measure(job: TrialJob, events: EventWriter) -> None:
                 if len(times) == warmup:
                     events.send("warm", t=now)
                 if step is not None:
+                    step_started = time.monotonic()
                     step(batch)
+                    if len(times) > warmup:
+                        step_time += time.monotonic() - step_started
+                        step_count += 1
                 if now >= next_progress:
                     events.send("progress", batches=len(times), needed=needed, t=now)
                     next_progress = now + PROGRESS_EVERY_S
@@ -220,6 +226,7 @@ def measure(job: TrialJob, events: EventWriter) -> None:
         batches=len(times),
         samples=samples,
         remeasured=len(rates) > plan.repeats,
+        step_s=step_time / step_count if step_count else None,
         worker_pids={str(pid): wid for pid, wid in worker_pids.items()},
     )
     del iterator  # workers shut down after the parent has the numbers

@@ -32,6 +32,7 @@ class TrialPlan:
     memory_limit: int | None = None
     sample_interval_s: float = 0.05
     full_sample_interval_s: float = 0.25
+    window_per_worker: int | None = None
 
     def __post_init__(self) -> None:
         if self.batches < 1:
@@ -48,6 +49,8 @@ class TrialPlan:
                               f"got {self.step_kind!r}")
         if self.timeout_s <= 0:
             raise ConfigError(f"--timeout must be > 0 seconds, got {self.timeout_s}")
+        if self.window_per_worker is not None and self.window_per_worker < 1:
+            raise ConfigError(f"window_per_worker must be >= 1, got {self.window_per_worker}")
         if self.memory_limit is not None and self.memory_limit <= 0:
             raise ConfigError(f"memory limit must be > 0 bytes, got {self.memory_limit}")
 
@@ -59,7 +62,10 @@ class TrialPlan:
 
     def window_for(self, config: LoaderConfig) -> int:
         """Batches per timed window: at least twice what the workers hold in flight, so a
-        window never just drains the prefetch buffer."""
+        window never just drains the prefetch buffer; with ``window_per_worker`` set (the
+        tuner's shorter trials), that many batches per worker instead."""
+        if self.window_per_worker is not None:
+            return max(self.batches, self.window_per_worker * config.num_workers)
         return max(self.batches, 2 * config.num_workers * config.effective_prefetch)
 
     def to_dict(self) -> dict[str, Any]:

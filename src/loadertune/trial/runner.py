@@ -192,6 +192,7 @@ class _Observer:
         result.batches = int(d.get("batches", 0))
         result.samples = int(d.get("samples", 0))
         result.remeasured = bool(d.get("remeasured"))
+        result.step_s = d.get("step_s")
         self._cpu(result, self.t_end or time.monotonic())
         return result
 

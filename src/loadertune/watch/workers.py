@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -167,10 +168,25 @@ def run_delay_reader() -> Callable[[], int] | None:
     """
     try:
         fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
-        os.pread(fd, 64, 0).split()[1]
-    except (OSError, IndexError):
+    except OSError:
         return None
-    return lambda: int(os.pread(fd, 64, 0).split()[1])
+    reader = _RunDelay(fd)
+    try:
+        reader()
+    except (OSError, IndexError, ValueError):
+        return None
+    return reader
+
+
+class _RunDelay:
+    """Reads run-queue wait from an open schedstat file; closes it when garbage-collected."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        weakref.finalize(self, os.close, fd)
+
+    def __call__(self) -> int:
+        return int(os.pread(self.fd, 64, 0).split()[1])
 
 
 FetchMany = Callable[[Any, list[Any]], Any]

@@ -1,0 +1,113 @@
+"""`loadertune explain`: read a traceback or log and print cause, how to confirm, and fix."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.panel import Panel
+from rich.text import Text
+
+from loadertune.cli.console import stdout_console
+from loadertune.errors import LoadertuneError
+from loadertune.explain import CATALOGUE, Explanation, Match, add_live_probes, explain_text
+
+MAX_BYTES = 20 * 2**20
+
+
+def read_input(source: str) -> str:
+    if source == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise LoadertuneError("no log given: pass a FILE with the traceback, or pipe it in "
+                                  "(`python train.py 2>&1 | loadertune explain -`)")
+        return sys.stdin.read()
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise LoadertuneError(f"log file {source!r} does not exist; pass a file with the "
+                              "traceback, or - to read it from stdin")
+    if path.stat().st_size > MAX_BYTES:
+        with path.open("rb") as fh:  # the end of a huge log holds the traceback
+            fh.seek(-MAX_BYTES, 2)
+            return fh.read().decode("utf-8", "replace")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def render_match(match: Match, primary: bool) -> Panel:
+    s = match.signature
+    body = Text()
+    body.append("cause:   ", style="bold")
+    body.append(s.cause + "\n")
+    for line_no, line in match.evidence:
+        body.append(f"  line {line_no}: ", style="dim")
+        body.append(line[:200] + "\n", style="italic")
+    body.append("confirm: ", style="bold")
+    body.append(s.confirm + "\n")
+    body.append("fix:     ", style="bold green")
+    body.append(s.fix)
+    for finding in match.live:
+        if finding.severity == "ok" and not primary:
+            continue
+        style = {"ok": "green", "warn": "yellow", "error": "red"}[finding.severity]
+        body.append(f"\nhere:    [{finding.severity}] ", style=style)
+        body.append(finding.evidence)
+    title = f"[bold]{s.title}[/] [dim]({s.id})[/]"
+    return Panel(body, title=title, title_align="left",
+                 border_style="red" if primary else "yellow")
+
+
+def render(explanation: Explanation) -> None:
+    console = stdout_console()
+    if not explanation.known:
+        console.print("[yellow]unknown:[/] no known DataLoader failure signature in this text. "
+                      "Run `loadertune doctor [SCRIPT.py | DATASET]` to check this machine and "
+                      "your script, and rerun with num_workers=0 for a plain traceback.")
+        return
+    for i, match in enumerate(explanation.matches):
+        if i == 1:
+            console.print("[dim]also found:[/]")
+        console.print(render_match(match, primary=i == 0))
+
+
+def explain(
+    source: Annotated[str, typer.Argument(
+        help="Log or traceback file, or - for stdin.", show_default=False)] = "-",
+    live: Annotated[bool, typer.Option(
+        "--live/--no-live", help="Add this machine's probe results (run it where it failed).",
+    )] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON with stable cause ids.")]
+    = False,
+    list_causes: Annotated[bool, typer.Option("--list", help="List the known causes.")] = False,
+) -> None:
+    """Name the cause of a DataLoader traceback or log, how to confirm it, and the fix."""
+    if list_causes:
+        print_catalogue(as_json)
+        return
+    text = read_input(source)
+    if not text.strip():
+        raise LoadertuneError("the input is empty; pass the file holding the traceback")
+    explanation = explain_text(text)
+    if live:
+        add_live_probes(explanation)
+    if as_json:
+        print(json.dumps(explanation.to_dict(), indent=2, default=str))
+    else:
+        render(explanation)
+    if not explanation.known:
+        sys.exit(1)
+
+
+def print_catalogue(as_json: bool) -> None:
+    rows = [{"id": s.id, "title": s.title, "cause": s.cause, "fix": s.fix} for s in CATALOGUE]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    console = stdout_console()
+    for row in rows:
+        console.print(f"[bold]{row['id']}[/]  {row['title']}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("explain")(explain)

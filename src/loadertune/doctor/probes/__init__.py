@@ -1,0 +1,1 @@
+"""Doctor probes: each a function of a `DoctorContext` returning findings."""

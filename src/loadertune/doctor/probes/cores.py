@@ -1,0 +1,60 @@
+"""CPUs: os.cpu_count vs sched_getaffinity vs the cgroup quota, and the workers that fit."""
+
+from __future__ import annotations
+
+import math
+import os
+
+from loadertune.doctor.cgroups import read_limits
+from loadertune.doctor.context import DoctorContext
+from loadertune.doctor.findings import Finding, ok, warn
+from loadertune.machine import affinity_cpus, local_world_size, usable_cpus
+
+PROBE = "cores"
+
+
+def workers_that_fit(usable: float) -> int:
+    """Workers that fit beside the main (training) process: one core each, at least 1."""
+    return max(math.floor(usable + 1e-9) - 1, 1)
+
+
+def probe(ctx: DoctorContext) -> list[Finding]:
+    count = os.cpu_count() or 1
+    affinity = affinity_cpus()
+    limits = read_limits()
+    quota = limits.cpu_quota
+    lws = local_world_size()
+    usable = usable_cpus(affinity, quota, lws)
+    fit = workers_that_fit(usable)
+    quota_text = f"{quota:g} CPUs" if quota is not None else "none"
+    evidence = (f"os.cpu_count()={count}, sched_getaffinity={affinity}, cgroup quota="
+                f"{quota_text}, local ranks={lws} -> {usable:g} usable CPU(s) per process")
+    data = {"cpu_count": count, "affinity": affinity, "cgroup_quota": quota,
+            "local_world_size": lws, "usable": usable, "workers_fit": fit}
+    findings = [ok(PROBE, "cores.summary", f"{fit} worker(s) fit on {usable:g} usable CPU(s)",
+                   evidence + f"; one core stays with the main process -> num_workers<={fit}",
+                   **data)]
+    if affinity < count:
+        findings.append(warn(PROBE, "cores.affinity", f"only {affinity} of {count} CPUs allowed",
+                             f"sched_getaffinity allows {affinity} CPU(s) but os.cpu_count() "
+                             f"says {count} (taskset, numactl or a cpuset)",
+                             "size num_workers from len(os.sched_getaffinity(0)), not "
+                             f"os.cpu_count(): here at most {fit} worker(s)", **data))
+    if quota is not None and quota < affinity:
+        findings.append(warn(PROBE, "cores.quota", f"cgroup CPU quota of {quota:g} CPUs",
+                             f"the container's CPU quota ({quota:g} CPUs, {limits.cpu_dir}) is "
+                             f"below the {affinity} CPUs it can see; os.cpu_count() and "
+                             "sched_getaffinity overstate what it may use",
+                             f"use at most {fit} worker(s) or raise the quota (docker "
+                             "--cpus, Kubernetes resources.limits.cpu)", **data))
+    if lws > 1:
+        findings.append(ok(PROBE, "cores.ranks", f"{lws} local ranks share the CPUs",
+                           f"LOCAL_WORLD_SIZE={lws}: each rank's loader gets {usable:g} CPUs",
+                           **data))
+    if ctx.num_workers is not None and ctx.num_workers > fit:
+        findings.append(warn(PROBE, "cores.too_many_workers",
+                             f"num_workers={ctx.num_workers} exceeds the {fit} that fit",
+                             evidence, f"use num_workers<={fit}; more workers than cores "
+                             "time-share the CPUs with the training step and each other",
+                             **data))
+    return findings

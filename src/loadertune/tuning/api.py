@@ -1,0 +1,243 @@
+"""`tune` / `tune_detailed`: resolve the arguments, serve from history or search, store."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from loadertune import machine as machine_facts
+from loadertune.bench import source_for
+from loadertune.config import LoaderConfig
+from loadertune.dataset_spec import LoadedDataset, check_not_empty, load_dataset
+from loadertune.errors import ConfigError
+from loadertune.machine import MachineInfo
+from loadertune.picklecheck import find_unpicklable
+from loadertune.preflight import check_picklable
+from loadertune.store import HistoryStore, resolve_store_path
+from loadertune.trial import DatasetSource, TrialPlan
+from loadertune.trial.sampler import read_smaps_rollup
+from loadertune.tuning import fingerprint as fp
+from loadertune.tuning.budget import Limits, limits_for
+from loadertune.tuning.handover import handover_s
+from loadertune.tuning.probe import ItemProbe, first_item, probe_items
+from loadertune.tuning.recommend import recommend
+from loadertune.tuning.result import TuneResult
+from loadertune.tuning.strategy import Space
+from loadertune.tuning.tuner import Callbacks, search
+from loadertune.units import parse_size
+
+STORE_MAX_AGE = timedelta(days=30)
+Step = Callable[[Any], Any] | float | int | None
+StoreArg = str | os.PathLike[str] | bool | None
+
+
+@dataclass
+class Prepared:
+    """Everything resolved before the search: what to load, where, under which limits."""
+
+    source: DatasetSource
+    loaded: LoadedDataset
+    machine: MachineInfo
+    batch_size: int
+    limits: Limits
+    start_method: str | None
+    plan: TrialPlan
+    fingerprints: dict[str, Any]
+    request_key: str
+
+    def search_space(self, probe: ItemProbe, handover: float | None) -> Space:
+        """The space to search, once the probe has told latency-bound from CPU-bound."""
+        return Space(handover_s=handover,
+                     batch_size=self.batch_size, limits=self.limits,
+                     latency_bound=probe.latency_bound,
+                     accelerator=self.machine.accelerator is not None,
+                     start_method=self.start_method,
+                     worker_start_method=self.start_method or self.machine.start_method,
+                     main_estimate=_own_memory(), dataset_len=self.loaded.length(),
+                     item_wall_s=probe.wall_s if probe.items else None)
+
+
+def _step_plan(step: Step, step_kind: str) -> tuple[Callable[[Any], Any] | None, TrialPlan]:
+    if step is None:
+        return None, TrialPlan()
+    if callable(step):
+        return step, TrialPlan()
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or step < 0:
+        raise ConfigError(f"step must be a callable taking a batch, a number of seconds >= 0 "
+                          f"or None, got {step!r}")
+    return None, TrialPlan(step_ms=float(step) * 1000.0, step_kind=step_kind)
+
+
+def _source(dataset: Any, collate_fn: Any,
+            step: Callable[[Any], Any] | None) -> tuple[DatasetSource, LoadedDataset]:
+    if isinstance(dataset, str) and (step is not None or collate_fn is not None):
+        loaded = load_dataset(dataset)
+        if collate_fn is not None:
+            loaded = LoadedDataset(dataset=loaded.dataset, collate_fn=collate_fn, spec=dataset)
+        # The step (and a collate_fn given here) travel pickled with the dataset.
+        return DatasetSource(dataset=loaded.dataset, collate_fn=loaded.collate_fn,
+                             step=step), loaded
+    return source_for(dataset, collate_fn, step)
+
+
+def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: int | str | None,
+            max_workers: int | None, collate_fn: Any, start_method: str | None,
+            step_kind: str = "cpu", machine: MachineInfo | None = None) -> Prepared:
+    """Check the arguments, load the dataset and fingerprint the request (no trial yet)."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    if max_workers is not None and (not isinstance(max_workers, int) or max_workers < 0):
+        raise ConfigError(f"max_workers must be an integer >= 0, got {max_workers!r}")
+    machine = machine or machine_facts.collect()
+    budget = memory_budget
+    if isinstance(budget, str):
+        budget = parse_size(budget, of=machine.memory_available)
+    if budget is not None and (isinstance(budget, bool) or int(budget) <= 0):
+        raise ConfigError(f"memory_budget must be > 0 bytes (or e.g. '8GiB', '80%'), "
+                          f"got {memory_budget!r}")
+    user_step, plan = _step_plan(step, step_kind)
+    if user_step is not None:
+        found = find_unpicklable(user_step, "step")
+        if found is not None:
+            raise ConfigError(f"trials run in a fresh process, so the step is pickled, and "
+                              f"{found[1]}; pass a module-level function (or seconds)")
+    source, loaded = _source(dataset, collate_fn, user_step)
+    check_not_empty(loaded)
+    sample = first_item(loaded)
+    limits = limits_for(machine, None if budget is None else int(budget), max_workers)
+    check_picklable(loaded, [LoaderConfig(num_workers=1, batch_size=batch_size,
+                                          multiprocessing_context=start_method)])
+    plan = TrialPlan(step_ms=plan.step_ms, step_kind=plan.step_kind,
+                     memory_limit=limits.memory_budget)
+    fps = {
+        "machine": fp.machine_fingerprint(machine),
+        "dataset": fp.dataset_fingerprint(loaded, sample),
+        "request": {"batch_size": batch_size, "step": fp.step_fingerprint(step),
+                    "step_kind": step_kind if isinstance(step, (int, float)) else None,
+                    "memory_budget": memory_budget if memory_budget is None
+                    else str(memory_budget), "max_workers": max_workers,
+                    "start_method": start_method},
+    }
+    return Prepared(source=source, loaded=loaded, machine=machine, batch_size=batch_size,
+                    limits=limits, start_method=start_method, plan=plan, fingerprints=fps,
+                    request_key=fp.digest(fps))
+
+
+def _own_memory() -> int:
+    mem = read_smaps_rollup(os.getpid())
+    return mem.pss or mem.rss if mem is not None else 0
+
+
+def _store(store: StoreArg) -> HistoryStore | None:
+    if store is False:
+        return None
+    return HistoryStore(resolve_store_path(None if store is True else store))
+
+
+def run_tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: float | None = None,
+             memory_budget: int | str | None = None, max_workers: int | None = None,
+             collate_fn: Any = None, start_method: str | None = None, store: StoreArg = None,
+             fresh: bool = False, step_kind: str = "cpu",
+             callbacks: Callbacks | None = None) -> TuneResult:
+    """`tune_detailed` that returns (stores, and marks) an interrupted search instead of
+    raising, so a caller can show what finished."""
+    started = time.monotonic()
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    if budget_s is not None and budget_s <= 0:
+        raise ConfigError(f"budget_s must be > 0 seconds, got {budget_s!r}")
+    prep = prepare(dataset, batch_size, step=step, memory_budget=memory_budget,
+                   max_workers=max_workers, collate_fn=collate_fn, start_method=start_method,
+                   step_kind=step_kind)
+    history = _store(store)
+    if history is not None and not fresh:
+        stored = history.find(prep.request_key, STORE_MAX_AGE)
+        if stored is not None:
+            return _served(stored, time.monotonic() - started, history.path)
+    probe, items = probe_items(prep.loaded)
+    handover = handover_s(items, batch_size, prep.loaded.collate_fn)
+    space = prep.search_space(probe, handover)
+    outcome = search(prep.source, space, prep.plan, probe, budget_s=budget_s,
+                     started=started, callbacks=callbacks)
+    rec = recommend(space, outcome.trials)
+    notes = list(rec.notes)
+    if space.latency_bound and not any(t.config.num_workers == 0 for t in outcome.trials):
+        notes.insert(0, f"num_workers=0 not measured: {probe.describe()}, so one process "
+                     f"loads at most ~{1 / probe.wall_s:,.0f} samples/s")
+    elif probe.items:
+        notes.insert(0, f"probe: {probe.describe()}")
+    notes.extend(space.limits.notes)
+    reason = rec.reason
+    if outcome.stopped_by == "budget" and outcome.budget_note:
+        reason = f"{outcome.budget_note}; best so far kept (the search was at: {reason})"
+    elif outcome.stopped_by == "interrupted":
+        reason = f"interrupted after {len(outcome.trials)} trials; best so far kept"
+    result = TuneResult(
+        kwargs=rec.config.to_kwargs(include_batch_size=False), config=rec.config,
+        trials=outcome.trials, reason=reason, seconds=time.monotonic() - started,
+        notes=notes, dataset=prep.loaded.describe(), spec=prep.loaded.spec,
+        machine=prep.machine, plan=prep.plan,
+        probe={**probe.to_dict(), "handover_s": handover},
+        stopped_by=outcome.stopped_by, started_at=started_at,
+        fingerprints={**prep.fingerprints, "request_key": prep.request_key},
+        interrupt=outcome.interrupt)
+    if history is not None and outcome.trials:
+        result.run_id = history.save(
+            result.to_dict(), request_key=prep.request_key, machine=prep.fingerprints["machine"],
+            dataset_fp=prep.fingerprints["dataset"], request=prep.fingerprints["request"],
+            machine_key=fp.digest(prep.fingerprints["machine"]),
+            dataset_key=fp.digest(prep.fingerprints["dataset"]))
+    return result
+
+
+def _served(stored: dict[str, Any], seconds: float, path: Path) -> TuneResult:
+    result = TuneResult.from_dict(stored)
+    took = result.seconds
+    result.from_store = True
+    result.seconds = seconds
+    result.reason = (f"from history: run #{result.run_id} of {result.started_at} (measured in "
+                     f"{took:.0f} s, stored in {path}); pass fresh=True / --fresh to "
+                     f"re-measure. It stopped because: {result.reason}")
+    return result
+
+
+def tune_detailed(dataset: Any, batch_size: int, *, step: Step = None,
+                  budget_s: float | None = None, memory_budget: int | str | None = None,
+                  max_workers: int | None = None, collate_fn: Any = None,
+                  start_method: str | None = None, store: StoreArg = None,
+                  fresh: bool = False) -> TuneResult:
+    """Search DataLoader settings for ``dataset`` on this machine; the result with evidence.
+
+    ``dataset`` is a spec string ("module:attr") or a Dataset; ``step`` a callable run on each
+    batch, a number of seconds per batch (burnt on the CPU) or None; ``memory_budget`` bytes
+    or a string like "8GiB" / "80%" (default: 80 % of available memory); ``store`` a history
+    file path (default: the user's cache dir, ``LOADERTUNE_STORE``) or False for none;
+    ``fresh`` re-measures even when history holds a result. Ctrl-C stores what finished and
+    raises KeyboardInterrupt.
+    """
+    result = run_tune(dataset, batch_size, step=step, budget_s=budget_s,
+                      memory_budget=memory_budget, max_workers=max_workers,
+                      collate_fn=collate_fn, start_method=start_method, store=store,
+                      fresh=fresh)
+    if result.interrupt is not None:
+        raise result.interrupt
+    return result
+
+
+def tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: float | None = None,
+         memory_budget: int | str | None = None, max_workers: int | None = None,
+         collate_fn: Any = None, start_method: str | None = None, store: StoreArg = None,
+         fresh: bool = False) -> dict[str, Any]:
+    """DataLoader keyword arguments (without batch_size) tuned for ``dataset`` here.
+
+    ``loader = DataLoader(dataset, batch_size=B, **loadertune.tune(dataset, B))``; see
+    `tune_detailed` for the arguments and for the evidence.
+    """
+    return dict(tune_detailed(dataset, batch_size, step=step, budget_s=budget_s,
+                              memory_budget=memory_budget, max_workers=max_workers,
+                              collate_fn=collate_fn, start_method=start_method, store=store,
+                              fresh=fresh).kwargs)

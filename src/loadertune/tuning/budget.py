@@ -1,0 +1,119 @@
+"""Limits of a tuning run: the memory budget, predicted memory per config, and CPU caps."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from loadertune.machine import MachineInfo
+from loadertune.preflight import WORKER_FLOOR_BYTES
+from loadertune.results import TrialResult
+from loadertune.units import format_bytes
+
+DEFAULT_MEMORY_FRACTION = 0.8
+LATENCY_WORKERS_PER_CPU = 16  # a latency-bound dataset may use this many workers per CPU...
+LATENCY_MAX_WORKERS = 128     # ...and never more than this
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the search may use: bytes of memory and numbers of workers."""
+
+    memory_budget: int
+    cpu_workers: int                 # most workers for a CPU-bound dataset: the usable CPUs
+    latency_workers: int             # most workers once the dataset is shown latency-bound
+    max_workers: int | None = None   # the user's own cap
+    notes: tuple[str, ...] = ()      # how the limits were derived (torchrun, quota...)
+
+    def worker_cap(self, latency_bound: bool) -> int:
+        cap = self.latency_workers if latency_bound else self.cpu_workers
+        return cap if self.max_workers is None else min(cap, self.max_workers)
+
+
+def limits_for(machine: MachineInfo, memory_budget: int | None = None,
+               max_workers: int | None = None) -> Limits:
+    """Limits on this machine; under torchrun memory and CPUs are split between local ranks."""
+    notes: list[str] = []
+    ranks = machine.local_world_size
+    if memory_budget is None:
+        memory_budget = int(machine.memory_available * DEFAULT_MEMORY_FRACTION / ranks)
+        notes.append(f"memory budget {format_bytes(memory_budget)}: 80 % of the "
+                     f"{format_bytes(machine.memory_available)} available"
+                     + (f", split between {ranks} local ranks" if ranks > 1 else ""))
+    cpus = max(1, math.floor(machine.usable_cpus + 1e-9))
+    limit = f"{machine.affinity_cpus} CPUs in this process's affinity"
+    if machine.cgroup_cpu_quota is not None and machine.cgroup_cpu_quota < machine.affinity_cpus:
+        limit = f"a cgroup CPU quota of {machine.cgroup_cpu_quota:g} CPUs"
+    if ranks > 1:
+        notes.append(f"torchrun: LOCAL_WORLD_SIZE={ranks}, so this rank gets {cpus} of the "
+                     f"machine's CPUs ({limit}) and 1/{ranks} of its memory")
+    else:
+        notes.append(f"{cpus} usable CPUs ({limit})")
+    latency = min(LATENCY_WORKERS_PER_CPU * cpus, LATENCY_MAX_WORKERS // ranks)
+    if max_workers is not None:
+        notes.append(f"at most {max_workers} workers (max_workers)")
+    return Limits(memory_budget=memory_budget, cpu_workers=cpus,
+                  latency_workers=max(latency, cpus), max_workers=max_workers,
+                  notes=tuple(notes))
+
+
+@dataclass(frozen=True)
+class MemoryModel:
+    """Predicted peak memory: the main process plus a cost per worker (growth included)."""
+
+    main: int
+    per_worker: int
+    measured: bool   # per_worker comes from trials, not from the start method's floor
+    growth: int = 0  # of per_worker, bytes projected for reading the whole dataset
+
+    def predict(self, num_workers: int) -> int:
+        return self.main + num_workers * self.per_worker
+
+    def explain(self, num_workers: int) -> str:
+        how = "measured" if self.measured else "assumed (no worker measured yet)"
+        grows = f", {format_bytes(self.growth)} of it projected growth" if self.growth else ""
+        return (f"{num_workers} workers need ~{format_bytes(self.predict(num_workers))}: main "
+                f"{format_bytes(self.main)} + {num_workers} × {format_bytes(self.per_worker)} "
+                f"per worker ({how}{grows})")
+
+
+def memory_model(results: Sequence[TrialResult], start_method: str,
+                 main_estimate: int = 0, dataset_len: int | None = None) -> MemoryModel:
+    """Fit main and per-worker memory to every trial so far (failed ones included)."""
+    floor = WORKER_FLOOR_BYTES.get(start_method, WORKER_FLOOR_BYTES["spawn"])
+    mains = [_main(r) for r in results]
+    main = max([m for m in mains if m], default=main_estimate)
+    per_worker, growth, measured = floor, 0, False
+    for r in results:
+        k = r.config.num_workers
+        if k == 0 or not r.memory.total:
+            continue
+        marginal = max(r.memory.total - main, 0) // k
+        own = r.memory.per_worker or 0
+        extra = _growth(r, own, floor, main, dataset_len)
+        cost = max(marginal, own) + extra
+        if not measured or cost > per_worker:
+            per_worker, growth = cost, extra
+        measured = True
+    return MemoryModel(main=main, per_worker=per_worker, measured=measured, growth=growth)
+
+
+def _main(r: TrialResult) -> int:
+    mem = r.memory
+    if mem.main_pss is not None:
+        return mem.main_pss
+    return mem.main_rss if r.config.num_workers else mem.total
+
+
+def _growth(r: TrialResult, own: int, floor: int, main: int, dataset_len: int | None) -> int:
+    """Copy-on-read growth still to come: a worker's private memory beyond the floor grows
+    with the share of the dataset it has read, up to a copy of the main process."""
+    if not dataset_len or own <= floor or r.batches <= 0:
+        return 0
+    read = r.batches * r.config.batch_size / r.config.num_workers
+    share = min(read / dataset_len, 1.0)
+    if share >= 1.0:
+        return 0
+    projected = (own - floor) / share
+    return int(max(min(projected, main) - (own - floor), 0))

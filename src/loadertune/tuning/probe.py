@@ -1,0 +1,131 @@
+"""A quick look at the dataset in this process: what one item costs in wall and CPU time.
+
+An item whose wall time is mostly not CPU time waits on something (storage, network, a sleep):
+such a dataset is latency-bound, and more workers than cores pay off.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from loadertune.dataset_spec import LoadedDataset
+
+PROBE_S = 0.5          # stop probing after this long
+PROBE_ITEMS = 16       # ...or after this many items (the first one is not timed)
+LATENCY_SHARE = 0.5    # CPU below this share of wall time: the item mostly waits
+MIN_LATENCY_S = 50e-6  # items faster than this are not latency-bound whatever their CPU share
+
+
+CALIBRATE_S = 0.004    # a busy loop this long beside each item: the CPU share we can get now
+
+
+@dataclass(frozen=True)
+class ItemProbe:
+    """Median per-item wall and CPU seconds in the main process.
+
+    ``busy_share`` is the CPU share a pure busy loop got at the same time: on a machine shared
+    with other work even a CPU-bound item gets only that, so the item's share is judged
+    relative to it.
+    """
+
+    items: int
+    wall_s: float
+    cpu_s: float
+    busy_share: float = 1.0
+
+    @property
+    def cpu_share(self) -> float:
+        """The item's CPU share relative to what a busy loop got (1.0: all CPU)."""
+        if self.wall_s <= 0:
+            return 1.0
+        return min(self.cpu_s / self.wall_s / max(self.busy_share, 0.05), 1.0)
+
+    @property
+    def latency_bound(self) -> bool:
+        return (self.items > 0 and self.wall_s >= MIN_LATENCY_S
+                and self.cpu_share < LATENCY_SHARE)
+
+    def describe(self) -> str:
+        if self.items == 0:
+            return "the dataset could not be probed in this process"
+        kind = ("latency-bound: items mostly wait" if self.latency_bound
+                else "CPU-bound")
+        busy = (f", relative to the {100 * self.busy_share:.0f}% a busy loop got"
+                if self.busy_share < 0.9 else "")
+        return (f"an item takes {_ms(self.wall_s)} of which {100 * self.cpu_share:.0f}% CPU"
+                f"{busy} ({kind}; {self.items} items probed)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "cpu_share": self.cpu_share, "latency_bound": self.latency_bound}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms" if seconds < 0.1 else f"{seconds:.2f} s"
+
+
+def probe_items(loaded: LoadedDataset, limit_s: float = PROBE_S,
+                limit_items: int = PROBE_ITEMS) -> tuple[ItemProbe, list[Any]]:
+    """Time items of ``loaded`` here; returns the probe and the items read.
+
+    A dataset that raises is not probed (the trials will report its error properly).
+    """
+    try:
+        items = _items(loaded)
+        seen = [next(items)]
+    except Exception:
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), []
+    walls: list[float] = []
+    cpus: list[float] = []
+    busy_wall, busy_cpu = 0.0, 0.0
+    started = time.perf_counter()
+    try:
+        while len(walls) < limit_items and time.perf_counter() - started < limit_s:
+            w0, c0 = time.perf_counter(), time.process_time()
+            seen.append(next(items))
+            walls.append(time.perf_counter() - w0)
+            cpus.append(time.process_time() - c0)
+            w0, c0 = time.perf_counter(), time.process_time()
+            _busy(CALIBRATE_S)
+            busy_wall += time.perf_counter() - w0
+            busy_cpu += time.process_time() - c0
+    except StopIteration:
+        pass
+    except Exception:
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), seen
+    if not walls:
+        return ItemProbe(items=0, wall_s=0.0, cpu_s=0.0), seen
+    share = min(busy_cpu / busy_wall, 1.0) if busy_wall > 0 else 1.0
+    # Medians: an item that happened to be preempted, or hit a cold cache, does not decide.
+    return ItemProbe(items=len(walls), wall_s=statistics.median(walls),
+                     cpu_s=statistics.median(cpus), busy_share=share), seen
+
+
+def _busy(seconds: float) -> None:
+    """Spin until ``seconds`` of CPU time are used (or four times that of wall time)."""
+    c_end = time.process_time() + seconds
+    w_end = time.perf_counter() + 4 * seconds
+    while time.process_time() < c_end and time.perf_counter() < w_end:
+        pass
+
+
+def first_item(loaded: LoadedDataset) -> Any:
+    """The dataset's first item (for its fingerprint), or None when it cannot be read."""
+    try:
+        return next(_items(loaded))
+    except Exception:
+        return None
+
+
+def _items(loaded: LoadedDataset) -> Any:
+    dataset = loaded.dataset
+    if loaded.iterable:
+        yield from iter(dataset)
+        return
+    n = loaded.length() or 0
+    # Spread the indices over the dataset so caches of neighbouring items do not flatter it.
+    stride = max(n // (PROBE_ITEMS + 1), 1)
+    for i in range(0, n, stride):
+        yield dataset[i]

@@ -1,0 +1,148 @@
+"""explain on real tracebacks: each scenario causes its failure in a real process."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from _failures import EXPECTED, OWN_PROCESS, SHM, combined_script
+from _lt import (
+    cli,
+    env,
+    no_stray_children,  # noqa: F401  (autouse fixture)
+)
+
+from loadertune.explain import CATALOGUE, explain_text
+
+TORCH = Path(__import__("torch").__file__).parent
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory) -> dict[str, str]:
+    """Cause every failure (each process in its own session, killed afterwards)."""
+    folder = tmp_path_factory.mktemp("failures")
+    scripts = {"combined": combined_script(),
+               **{name: script for name, (script, _) in OWN_PROCESS.items()}}
+    procs = {}
+    for name, text in scripts.items():
+        script = folder / f"{name}.py"
+        script.write_text(text)
+        # Output goes to a file: a hung worker keeps a pipe open after the main process exits.
+        with (folder / f"{name}.out").open("w") as fh:
+            procs[name] = subprocess.Popen([sys.executable, str(script), str(folder)],
+                                           cwd=folder, stdout=fh, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, env=env(),
+                                           start_new_session=True)
+    deadline = time.monotonic() + 90
+    for proc in procs.values():
+        try:
+            proc.wait(timeout=max(deadline - time.monotonic(), 1))
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return {name: (folder / f"{name}.out").read_text() for name in EXPECTED}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_real_failure_is_explained(outputs: dict[str, str], name: str) -> None:
+    text = outputs[name]
+    expected = EXPECTED[name]
+    assert text.strip(), f"{name} produced no output"
+    explanation = explain_text(text)
+    assert expected in explanation.ids(), f"{name}: got {explanation.ids()}\n{text[-3000:]}"
+    if name not in ("iterable_dup", "fd_limit"):
+        assert explanation.primary.signature.id == expected, explanation.ids()
+
+
+def test_shm_exhaustion_in_a_1mb_dev_shm(tmp_path: Path) -> None:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare to mount a private 1 MB /dev/shm")
+    script = tmp_path / "shm.py"
+    script.write_text(SHM)
+    result = subprocess.run(
+        ["unshare", "-m", "sh", "-c",
+         f"mount -t tmpfs -o size=1m tmpfs /dev/shm && exec {sys.executable} {script}"],
+        capture_output=True, text=True, env=env(), timeout=90)
+    assert result.returncode != 0
+    explanation = explain_text(result.stderr)
+    assert explanation.primary.signature.id in ("shm_exhausted", "bus_error_shm"), result.stderr
+
+
+
+def test_cuda_fork_message_from_torch_source() -> None:
+    source = (TORCH / "cuda" / "__init__.py").read_text()
+    assert '"Cannot re-initialize CUDA in forked subprocess. To use CUDA with "' in source
+    text = ("RuntimeError: Caught RuntimeError in DataLoader worker process 0.\n"
+            "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+            "multiprocessing, you must use the 'spawn' start method\n")
+    assert explain_text(text).primary.signature.id == "cuda_forked"
+
+
+def test_pin_memory_thread_messages_from_torch_source() -> None:
+    loader_src = (TORCH / "utils" / "data" / "dataloader.py").read_text()
+    assert 'RuntimeError("Pin memory thread exited unexpectedly")' in loader_src
+    pin_src = (TORCH / "utils" / "data" / "_utils" / "pin_memory.py").read_text()
+    assert 'where=f"in pin memory thread for device {device_id}"' in pin_src
+    for text in ("RuntimeError: Pin memory thread exited unexpectedly",
+                 "RuntimeError: Caught RuntimeError in pin memory thread for device 0."):
+        assert explain_text(text).primary.signature.id == "pin_memory_thread"
+
+
+def test_ancdata_and_torch_fd_message() -> None:
+    loader_src = (TORCH / "utils" / "data" / "dataloader.py").read_text()
+    assert "received 0 items of ancdata" in loader_src
+    assert explain_text("RuntimeError: received 0 items of ancdata").ids()[0] == "ancdata"
+
+
+def test_every_catalogue_entry_is_exercised() -> None:
+    covered = set(EXPECTED.values()) | {
+        "shm_exhausted", "cuda_forked", "pin_memory_thread", "ancdata",
+        "spawn_main_attribute"}
+    assert {s.id for s in CATALOGUE} <= covered
+    text = "AttributeError: Can't get attribute 'MyDataset' on <module '__main__' (built-in)>"
+    assert explain_text(text).primary.signature.id == "spawn_main_attribute"
+
+
+def test_unknown_text_says_unknown_and_suggests_doctor(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    log.write_text("ZeroDivisionError: division by zero\n")
+    result = cli("explain", str(log), "--no-live")
+    assert result.returncode == 1
+    assert "unknown" in result.stdout and "doctor" in result.stdout
+    data = json.loads(cli("explain", str(log), "--json", "--no-live").stdout)
+    assert data["cause"] == "unknown" and data["suggest"].startswith("loadertune doctor")
+
+
+def test_cli_json_gives_stable_ids_and_live_probes(outputs: dict[str, str]) -> None:
+    result = cli("explain", "-", "--json", stdin=outputs["sigbus"], extra_env={})
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["cause"] == "bus_error_shm"
+    live = data["causes"][0]["live"]
+    assert any(f["probe"] == "shm" and "/dev/shm" in f["evidence"] for f in live)
+
+
+def test_cli_bad_input_is_one_line(tmp_path: Path) -> None:
+    result = cli("explain", str(tmp_path / "missing.log"))
+    assert result.returncode == 2
+    assert "does not exist" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_shell_killed_line_and_catalogue_listing() -> None:
+    text = "Epoch 3: 41%|####     | 410/1000\nbash: line 1:  4242 Killed    python train.py\n"
+    assert explain_text(text).primary.signature.id == "worker_oom_killed"
+    assert not explain_text("the job was not killed by anything").known
+    result = cli("explain", "--list", "--json")
+    ids = [row["id"] for row in json.loads(result.stdout)]
+    assert ids == [s.id for s in CATALOGUE] and len(set(ids)) == len(ids)
