@@ -7,6 +7,7 @@ by an earlier dataset is not reused, and so written, by the next one's workers.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import multiprocessing
 import os
@@ -36,6 +37,7 @@ class Growth:
     batch_size: int
     workers: int
     start_method: str
+    gc_frozen: bool = False  # gc.freeze() before forking: no collector writes, only refcounts
     dataset_uss: int | None = None  # what building the dataset added to the parent's USS
     points: list[GrowthPoint] = field(default_factory=list)
     seconds: float = 0.0
@@ -62,8 +64,8 @@ class Growth:
         return cls(**fields)
 
 
-def _measure(name: str, size: int, batch_size: int, workers: int,
-             start_method: str) -> Growth:
+def _measure(name: str, size: int, batch_size: int, workers: int, start_method: str,
+             gc_frozen: bool) -> Growth:
     """Build the dataset, iterate one epoch, read the workers' smaps at checkpoints."""
     from torch.utils.data import DataLoader
 
@@ -71,12 +73,14 @@ def _measure(name: str, size: int, batch_size: int, workers: int,
     from loadertune.trial.sampler import read_smaps_rollup
 
     started = time.monotonic()
-    growth = Growth(name, size, batch_size, workers, start_method)
+    growth = Growth(name, size, batch_size, workers, start_method, gc_frozen)
     before = read_smaps_rollup(os.getpid())
     dataset = getattr(workloads, name)(size)
     after = read_smaps_rollup(os.getpid())
     if before is not None and after is not None and before.uss is not None:
         growth.dataset_uss = (after.uss or 0) - before.uss
+    if gc_frozen:
+        gc.freeze()
     loader = DataLoader(dataset, batch_size=batch_size, num_workers=workers,
                         multiprocessing_context=start_method)
     total = len(loader)
@@ -95,14 +99,14 @@ def _measure(name: str, size: int, batch_size: int, workers: int,
 
 
 def measure_growth(name: str, size: int, batch_size: int, workers: int = 2,
-                   start_method: str = "fork") -> Growth:
+                   start_method: str = "fork", gc_frozen: bool = False) -> Growth:
     """Run `_measure` in a fresh interpreter; any failure comes back as ``error``."""
-    failed = Growth(name, size, batch_size, workers, start_method)
+    failed = Growth(name, size, batch_size, workers, start_method, gc_frozen)
     if start_method not in multiprocessing.get_all_start_methods():
         failed.error = f"start method {start_method} is not available here"
         return failed
     cmd = [sys.executable, os.path.abspath(__file__), name, str(size), str(batch_size),
-           str(workers), start_method]
+           str(workers), start_method, "frozen" if gc_frozen else "gc"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # its own group: killed as one below
     try:
@@ -123,5 +127,6 @@ def measure_growth(name: str, size: int, batch_size: int, workers: int = 2,
 
 
 if __name__ == "__main__":
-    _name, _size, _batch, _workers, _method = sys.argv[1:6]
-    print(json.dumps(_measure(_name, int(_size), int(_batch), int(_workers), _method).to_dict()))
+    _name, _size, _batch, _workers, _method, _gc = sys.argv[1:7]
+    print(json.dumps(_measure(_name, int(_size), int(_batch), int(_workers), _method,
+                              _gc == "frozen").to_dict()))

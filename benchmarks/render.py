@@ -88,19 +88,25 @@ def memory_table(reports: Sequence[WorkloadReport], heuristics: Sequence[Heurist
 def growth_table(growths: Sequence[Growth]) -> Table:
     table = Table(title="copy-on-read: each forked worker's memory after N batches",
                   caption="PSS splits shared pages among the processes sharing them; USS is "
-                          "what a worker holds alone. Growth = last - first.",
+                          "what a worker holds alone. Growth = last - first. gc 'frozen': "
+                          "gc.freeze() before the fork, so only reference counts write to "
+                          "shared pages; 'on': a full collection in a worker also writes the "
+                          "header of every tracked object it holds, dataset or not.",
                   caption_justify="left")
-    for name in ("workload", "items", "dataset", "batches", "worker PSS", "worker USS",
+    for name in ("workload", "gc", "items", "dataset", "batches", "worker PSS", "worker USS",
                  "USS growth"):
         table.add_column(name, justify="left" if name == "workload" else "right")
     for g in growths:
+        gc = "frozen" if g.gc_frozen else "on"
         if g.error:
-            table.add_row(g.workload, f"{g.size:,}", "-", "-", "-", "-", f"[red]{g.error}[/]")
+            table.add_row(g.workload, gc, f"{g.size:,}", "-", "-", "-", "-",
+                          f"[red]{g.error}[/]")
             continue
         growth = " / ".join(format_bytes(v) for v in g.delta("uss"))
         for i, p in enumerate(g.points):
             table.add_row(
                 g.workload if i == 0 else "",
+                gc if i == 0 else "",
                 f"{g.size:,}" if i == 0 else "",
                 format_bytes(g.dataset_uss) if i == 0 else "",
                 str(p.batches),

@@ -89,9 +89,12 @@ def caption(machine: MachineInfo, plan: TrialPlan, tune_available: bool) -> str:
 def run_growth(console: Console, quick: bool) -> list[Growth]:
     size = GROWTH_SIZE[quick]
     out = []
-    for name in ("pylist", "pylist_numpy"):
-        with console.status(f"copy-on-read growth: {name} ({size:,} items, 2 fork workers)"):
-            out.append(measure_growth(name, size, GROWTH_BATCH, workers=2, start_method="fork"))
+    for frozen in (False, True):
+        for name in ("pylist", "pylist_numpy"):
+            with console.status(f"copy-on-read growth: {name} ({size:,} items, 2 fork workers"
+                                f"{', gc frozen' if frozen else ''})"):
+                out.append(measure_growth(name, size, GROWTH_BATCH, workers=2,
+                                          start_method="fork", gc_frozen=frozen))
     return out
 
 

@@ -115,12 +115,14 @@ def test_jpeg_augmentation_is_deterministic_per_index(tmp_path: Path) -> None:
 # Run in a fresh interpreter: memory an earlier dataset freed in this process would otherwise be
 # reused, and so written, by the next worker, blurring the comparison.
 GROWTH_SCRIPT = """
+import gc
 import sys
 from torch.utils.data import DataLoader
 from loadertune import workloads
 from loadertune.trial.sampler import read_smaps_rollup
 
 dataset = getattr(workloads, sys.argv[1])(int(sys.argv[2]))
+gc.freeze()  # a full collection in the worker would copy the interpreter's own objects too
 loader = DataLoader(dataset, batch_size=2000, num_workers=1, multiprocessing_context="fork")
 iterator = iter(loader)
 pid = iterator._workers[0].pid
@@ -144,8 +146,8 @@ def test_pylist_workers_grow_and_pylist_numpy_workers_do_not() -> None:
     numpy_growth = growth_in_fresh_interpreter("pylist_numpy", 200_000)
     list_growth = growth_in_fresh_interpreter("pylist", 200_000)
     mib = 2**20
-    # 200k records as dicts are ~130 MiB. Both workers copy pages the garbage collector writes
-    # (measured: ~35 MiB of the interpreter's own objects); the pylist worker also copies the
-    # pages of every record it reads, as reading writes their reference counts (measured: ~100
-    # MiB more). The margin below is 2.5 times under that.
+    # 200k records as dicts are ~130 MiB. With the collector frozen, only reference counts
+    # write to shared pages: the pylist worker copies the pages of every record it reads
+    # (measured: ~100 MiB), the numpy one almost nothing (~1 MiB). Without the freeze, a full
+    # collection in either worker would copy another ~35 MiB of the interpreter's objects.
     assert list_growth - numpy_growth > 40 * mib, (list_growth / mib, numpy_growth / mib)
