@@ -85,6 +85,11 @@ def memory_table(reports: Sequence[WorkloadReport], heuristics: Sequence[Heurist
     return table
 
 
+def _mib(values: Sequence[int]) -> str:
+    """One number per worker, in MiB: ``38.6 / 38.5``."""
+    return " / ".join(f"{v / 2**20:.1f}" for v in values)
+
+
 def growth_table(growths: Sequence[Growth]) -> Table:
     table = Table(title="copy-on-read: each forked worker's memory after N batches",
                   caption="PSS splits shared pages among the processes sharing them; USS is "
@@ -93,8 +98,8 @@ def growth_table(growths: Sequence[Growth]) -> Table:
                           "shared pages; 'on': a full collection in a worker also writes the "
                           "header of every tracked object it holds, dataset or not.",
                   caption_justify="left")
-    for name in ("workload", "gc", "items", "dataset", "batches", "worker PSS", "worker USS",
-                 "USS growth"):
+    for name in ("workload", "gc", "items", "dataset", "batches", "worker PSS\nMiB",
+                 "worker USS\nMiB", "USS growth\nMiB"):
         table.add_column(name, justify="left" if name == "workload" else "right")
     for g in growths:
         gc = "frozen" if g.gc_frozen else "on"
@@ -102,7 +107,7 @@ def growth_table(growths: Sequence[Growth]) -> Table:
             table.add_row(g.workload, gc, f"{g.size:,}", "-", "-", "-", "-",
                           f"[red]{g.error}[/]")
             continue
-        growth = " / ".join(format_bytes(v) for v in g.delta("uss"))
+        growth = _mib(g.delta("uss"))
         for i, p in enumerate(g.points):
             table.add_row(
                 g.workload if i == 0 else "",
@@ -110,8 +115,8 @@ def growth_table(growths: Sequence[Growth]) -> Table:
                 f"{g.size:,}" if i == 0 else "",
                 format_bytes(g.dataset_uss) if i == 0 else "",
                 str(p.batches),
-                " / ".join(format_bytes(v) for v in p.worker_pss),
-                " / ".join(format_bytes(v) for v in p.worker_uss),
+                _mib(p.worker_pss),
+                _mib(p.worker_uss),
                 growth if i == len(g.points) - 1 else "",
             )
     return table
