@@ -8,13 +8,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import psutil
-import pytest
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -64,27 +59,3 @@ def doctor_here(target: str | None, probes: list[str], **options: Any) -> dict:
     return run_doctor(ctx, probes).to_dict()
 
 
-@pytest.fixture(autouse=True)
-def no_stray_children() -> Iterator[None]:
-    """Fail a test that leaves a child process of the test runner alive."""
-    yield
-    deadline = time.monotonic() + 5
-    alive: list[psutil.Process] = []
-    while time.monotonic() < deadline:
-        alive = [p for p in psutil.Process().children(recursive=True)
-                 if _running(p)]
-        if not alive:
-            return
-        time.sleep(0.05)
-    names = [f"{p.pid} {' '.join(p.cmdline()[:4])}" for p in alive if _running(p)]
-    for p in alive:
-        with contextlib.suppress(psutil.Error):
-            p.kill()
-    assert not names, f"child processes left alive: {names}"
-
-
-def _running(proc: psutil.Process) -> bool:
-    try:
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False

@@ -151,3 +151,8 @@ def train_step(batch):  # type: ignore[no-untyped-def]
     """A user's step: a little real tensor work on each batch."""
     x = batch[0] if isinstance(batch, (list, tuple)) else batch
     return (x.float() @ x.float().transpose(-1, -2)).sum()
+
+
+def sleepy_step(batch):  # type: ignore[no-untyped-def]
+    """A step that takes 20 ms, as a GPU step would keep the main thread waiting."""
+    time.sleep(0.02)

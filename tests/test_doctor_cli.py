@@ -6,7 +6,6 @@ import pytest
 from _lt import (
     cli,
     doctor_json,
-    no_stray_children,  # noqa: F401  (autouse fixture)
 )
 
 from loadertune.doctor import DoctorContext, run_doctor

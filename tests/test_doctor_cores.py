@@ -10,7 +10,6 @@ from _lt import (
     checks,
     doctor_here,
     doctor_json,
-    no_stray_children,  # noqa: F401  (autouse fixture)
 )
 
 from loadertune.doctor.cgroups import (

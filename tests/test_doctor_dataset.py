@@ -12,7 +12,6 @@ import pytest
 from _lt import (
     checks,
     doctor_here,
-    no_stray_children,  # noqa: F401  (autouse fixture)
     run,
 )
 

@@ -14,7 +14,6 @@ from _lt import (
     doctor_here,
     doctor_json,
     env,
-    no_stray_children,  # noqa: F401  (autouse fixture)
     run,
 )
 

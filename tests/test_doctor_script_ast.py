@@ -8,7 +8,6 @@ import textwrap
 from _lt import (
     checks,
     doctor_here,
-    no_stray_children,  # noqa: F401  (autouse fixture)
     run,
 )
 

@@ -17,7 +17,6 @@ from _failures import EXPECTED, OWN_PROCESS, SHM, combined_script
 from _lt import (
     cli,
     env,
-    no_stray_children,  # noqa: F401  (autouse fixture)
 )
 
 from loadertune.explain import CATALOGUE, explain_text

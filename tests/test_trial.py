@@ -95,3 +95,10 @@ def test_a_step_slows_the_loop_as_a_consumer_would() -> None:
     r = run_trial(DatasetSource(spec="fixture_datasets:squares"), cfg, plan)
     assert r.ok
     assert r.batches_per_s is not None and r.batches_per_s < 1000 / 30
+
+
+def test_a_callable_step_travels_with_a_spec_dataset() -> None:
+    source = DatasetSource(spec="fixture_datasets:squares", step=fx.sleepy_step)
+    r = run_trial(source, LoaderConfig(num_workers=0, batch_size=8), QUICK)
+    assert r.ok, r.failure
+    assert r.step_s is not None and r.step_s >= 0.015

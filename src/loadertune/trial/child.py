@@ -125,13 +125,12 @@ def load(job: TrialJob) -> tuple[Any, Any, Any]:
         import multiprocessing.spawn
 
         multiprocessing.spawn.prepare(job.preparation)
+    dataset, collate_fn, step = pickle.loads(job.payload) if job.payload else (None, None, None)
     if job.spec is not None:
         from loadertune.dataset_spec import load_dataset
 
         loaded = load_dataset(job.spec)
-        dataset, collate_fn, step = loaded.dataset, loaded.collate_fn, None
-    else:
-        dataset, collate_fn, step = pickle.loads(job.payload or b"")
+        dataset, collate_fn = loaded.dataset, loaded.collate_fn
     if job.step_spec is not None:
         from loadertune.dataset_spec import import_target, resolve_attr, split_spec
 

@@ -18,7 +18,8 @@ class TrialJob:
 
     The dataset comes either as a spec string (imported again in the child, so it is built
     there exactly as the user's script builds it) or as pickled bytes of
-    ``(dataset, collate_fn, step)``; ``preparation`` is multiprocessing's description of the
+    ``(dataset, collate_fn, step)`` (a callable step given with a spec travels there too);
+    ``preparation`` is multiprocessing's description of the
     parent's ``__main__`` so classes defined in a user's script unpickle as under spawn.
     """
 

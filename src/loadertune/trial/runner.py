@@ -38,12 +38,14 @@ class DatasetSource:
     step_spec: str | None = None
 
     def job(self, config: LoaderConfig, plan: TrialPlan) -> TrialJob:
-        if self.spec is not None:
+        """The job for one trial; objects (dataset or step) travel pickled, with the parent's
+        ``__main__`` described so that classes defined in a user's script unpickle."""
+        if self.spec is not None and self.step is None:
             return TrialJob(config, plan, self.spec, None, list(sys.path), None, self.step_spec)
         payload = pickle.dumps((self.dataset, self.collate_fn, self.step))
         preparation = multiprocessing.spawn.get_preparation_data("loadertune-trial")
         preparation.pop("authkey", None)  # not picklable outside a spawn, and not needed
-        return TrialJob(config, plan, None, payload, list(sys.path), preparation,
+        return TrialJob(config, plan, self.spec, payload, list(sys.path), preparation,
                         self.step_spec)
 
 

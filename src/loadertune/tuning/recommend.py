@@ -33,8 +33,8 @@ def recommend(space: Space, results: Sequence[TrialResult]) -> Recommendation:
         detail = (f": {failed.config.label()} {failed.failure.kind}: {failed.failure.message}"
                   if failed is not None and failed.failure is not None else "")
         return Recommendation(space.config(0), None,
-                              f"no config could be measured{detail}; num_workers=0 is the "
-                              "safe default", ())
+                              f"no config could be measured{detail} ({why}); num_workers=0 "
+                              "is the safe default", ())
     if space.accelerator and not best.config.pin_memory:
         pinned = next((r for r in results if r.config == best.config.with_(pin_memory=True)),
                       None)

@@ -147,8 +147,12 @@ def climb(space: Space, results: Sequence[TrialResult]) -> Decision:
             return Decision(None, "climb", stop)
         reason = _fits(space, results, rung)
         if reason is not None:
-            return Decision(None, "climb", f"memory budget reached: {reason}, over the "
-                            f"{_gib(space.limits.memory_budget)} budget")
+            budget = f"{_gib(space.limits.memory_budget)} budget"
+            if 0 not in measured and best is None:  # not even a baseline yet: measure w0
+                return Decision(space.config(0), "climb", f"memory budget leaves no room for "
+                                f"{rung} workers ({reason}, over the {budget}); measuring "
+                                "num_workers=0 instead")
+            return Decision(None, "climb", f"memory budget reached: {reason}, over the {budget}")
         return Decision(space.config(rung), "climb", _rung_why(space, rung, best))
     if wall is not None:
         assert wall.failure is not None
