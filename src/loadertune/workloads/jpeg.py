@@ -41,7 +41,12 @@ def generate(folder: Path, count: int, width: int = 320, height: int = 240,
              seed: int = 0) -> list[Path]:
     """Write ``count`` JPEGs into ``folder`` once (atomically: a finished folder or none)."""
     names = [f"{i:06d}.jpg" for i in range(count)]
-    if (folder / ".complete").exists():
+    done = folder / ".complete"
+    if done.exists():
+        held = int(done.read_text().split()[0])
+        if held != count:
+            raise ValueError(f"{folder} already holds {held} generated JPEGs, not {count}; "
+                             "use another folder for another size")
         return [folder / n for n in names]
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))

@@ -1,0 +1,245 @@
+"""One workload, side by side in one run: the exhaustive grid, the heuristics, the tuner."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from cases import Case
+from heuristics import Heuristic
+
+import loadertune
+from loadertune.bench import bench, source_for
+from loadertune.cli.progress import SweepProgress
+from loadertune.config import LoaderConfig
+from loadertune.machine import MachineInfo
+from loadertune.results import TrialResult
+from loadertune.sweep import Grid, SweepResult
+from loadertune.trial import DatasetSource, TrialPlan, run_trial
+
+TUNE_MISSING = "tune not available yet"
+
+
+class BudgetExhausted(KeyboardInterrupt):
+    """The run's time budget is spent; raised between trials so finished ones are kept."""
+
+
+@dataclass
+class Budget:
+    """Wall-clock budget of the whole run (None: unlimited)."""
+
+    seconds: float | None
+    started: float = field(default_factory=time.monotonic)
+
+    def remaining(self) -> float:
+        if self.seconds is None:
+            return float("inf")
+        return self.seconds - (time.monotonic() - self.started)
+
+    def check(self) -> None:
+        if self.remaining() <= 0:
+            raise BudgetExhausted()
+
+
+@dataclass
+class Measured:
+    """A config's measurement; ``reused`` when it is the grid's trial of the same settings."""
+
+    result: TrialResult
+    reused: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self.result
+        return {"label": r.config.label(), "kwargs": r.config.to_kwargs(), "status": r.status,
+                "samples_per_s": r.samples_per_s, "spread": r.spread,
+                "peak_pss": peak_memory(r), "reused_grid_trial": self.reused,
+                "failure": r.failure.message if r.failure else None}
+
+
+@dataclass
+class TuneOutcome:
+    """What the tuner chose, what it cost, and our own measurement of its choice."""
+
+    status: str  # ok | unavailable | failed | skipped
+    note: str
+    kwargs: dict[str, Any] | None = None
+    tuning_s: float | None = None
+    reported_s: float | None = None
+    reason: str | None = None
+    tuner_trials: int | None = None
+    from_store: bool | None = None
+    budget_s: float | None = None
+    measured: Measured | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {k: getattr(self, k) for k in ("status", "note", "kwargs", "tuning_s",
+                                              "reported_s", "reason", "tuner_trials",
+                                              "from_store", "budget_s")}
+        data["measured"] = self.measured.to_dict() if self.measured else None
+        return data
+
+
+@dataclass
+class WorkloadReport:
+    case: Case
+    quick: bool
+    batch_size: int
+    status: str = "ok"
+    plan: TrialPlan | None = None
+    sweep: SweepResult | None = None
+    heuristics: list[tuple[Heuristic, Measured]] = field(default_factory=list)
+    tuned: TuneOutcome = field(default_factory=lambda: TuneOutcome("skipped", "not run"))
+
+    def grid_best(self) -> TrialResult | None:
+        return self.sweep.best() if self.sweep is not None else None
+
+    def ratio(self, result: TrialResult | None) -> float | None:
+        """samples/s of ``result`` over the grid's best."""
+        best = self.grid_best()
+        if result is None or not result.ok or best is None or not best.samples_per_s:
+            return None
+        return (result.samples_per_s or 0.0) / best.samples_per_s
+
+    def cost_ratio(self) -> float | None:
+        """Tuning seconds over the grid's seconds."""
+        if self.tuned.tuning_s is None or self.sweep is None or not self.sweep.duration_s:
+            return None
+        return self.tuned.tuning_s / self.sweep.duration_s
+
+    def to_dict(self) -> dict[str, Any]:
+        best = self.grid_best()
+        measured = self.tuned.measured
+        return {
+            "workload": self.case.name,
+            "params": self.case.params(self.quick),
+            "batch_size": self.batch_size,
+            "status": self.status,
+            "plan": self.plan.to_dict() if self.plan else None,
+            "grid": None if self.sweep is None else {
+                "seconds": self.sweep.duration_s,
+                "interrupted": self.sweep.interrupted,
+                "best": Measured(best, True).to_dict() if best else None,
+                "fastest_samples_per_s": max((r.samples_per_s or 0.0 for r in self.sweep.ok()),
+                                             default=None),
+                "results": [r.to_dict() for r in self.sweep.results],
+            },
+            "heuristics": [{"key": h.key, "title": h.title, "rule": h.rule,
+                            "num_workers": h.num_workers, **m.to_dict(),
+                            "ratio_to_grid_best": self.ratio(m.result)}
+                           for h, m in self.heuristics],
+            "tuned": {**self.tuned.to_dict(),
+                      "ratio_to_grid_best": self.ratio(measured.result) if measured else None,
+                      "cost_ratio_to_grid": self.cost_ratio()},
+        }
+
+
+def peak_memory(result: TrialResult) -> int | None:
+    """Peak total PSS of the trial's process tree (summed RSS where PSS is unknown)."""
+    return result.memory.total or None
+
+
+def heuristic_config(num_workers: int, batch_size: int) -> LoaderConfig:
+    """A heuristic sets num_workers only; the rest is the grid's pf2, persistent, no pin."""
+    if num_workers == 0:
+        return LoaderConfig(batch_size=batch_size)
+    return LoaderConfig(num_workers=num_workers, batch_size=batch_size, prefetch_factor=2,
+                        persistent_workers=True)
+
+
+def grid_trial(sweep: SweepResult | None, config: LoaderConfig) -> TrialResult | None:
+    """The grid's trial of the same DataLoader settings, if it ran one."""
+    if sweep is None:
+        return None
+    wanted = config.to_kwargs()
+    return next((r for r in sweep.results if r.config.to_kwargs() == wanted
+                 and r.status != "skipped"), None)
+
+
+class WorkloadRun:
+    """Runs one case: grid sweep, heuristic configs, tuner, all with one TrialPlan."""
+
+    def __init__(self, case: Case, quick: bool, grid: Grid, plan: TrialPlan,
+                 machine: MachineInfo, heuristics: list[Heuristic], budget: Budget,
+                 progress: SweepProgress, step_s: float | None) -> None:
+        self.case, self.quick, self.grid, self.plan = case, quick, grid, plan
+        self.machine, self.heuristic_list, self.budget = machine, heuristics, budget
+        self.progress, self.step_s = progress, step_s
+        self.report = WorkloadReport(case, quick, grid.batch_size, plan=plan)
+        self.extra = 0
+
+    def run(self) -> WorkloadReport:
+        dataset = self.case.build(self.quick)
+        source, _ = source_for(dataset)
+
+        def on_start(i: int, n: int, config: LoaderConfig) -> None:
+            self.budget.check()
+            self.progress.on_start(i, n, config)
+
+        sweep = bench(dataset, self.grid, self._plan(), machine=self.machine,
+                      on_start=on_start, on_batches=self.progress.on_batches,
+                      on_done=self.progress.on_done)
+        self.report.sweep = sweep
+        if sweep.interrupted:
+            self.report.status = ("stopped: time budget spent"
+                                  if isinstance(sweep.interrupt, BudgetExhausted)
+                                  else "interrupted")
+            raise sweep.interrupt or KeyboardInterrupt()
+        for h in self.heuristic_list:
+            config = heuristic_config(h.num_workers, self.grid.batch_size)
+            self.report.heuristics.append((h, self._measure(source, config)))
+        self.report.tuned = self._tune(dataset, source)
+        return self.report
+
+    def _plan(self) -> TrialPlan:
+        """The plan, its per-trial time limit capped by what is left of the budget."""
+        left = self.budget.remaining()
+        return replace(self.plan, timeout_s=max(10.0, min(self.plan.timeout_s, left)))
+
+    def _measure(self, source: DatasetSource, config: LoaderConfig) -> Measured:
+        found = grid_trial(self.report.sweep, config)
+        if found is not None:
+            return Measured(found, reused=True)
+        self.budget.check()
+        self.extra += 1
+        done = len(self.grid.configs()) + self.extra
+        self.progress.on_start(done - 1, done, config)
+        plan = self._plan()
+        if plan.memory_limit is None:
+            plan = replace(plan, memory_limit=int(self.machine.memory_available * 0.8))
+        result = run_trial(source, config, plan, progress=self.progress.on_batches)
+        self.progress.on_done(done - 1, result)
+        return Measured(result, reused=False)
+
+    def _tune(self, dataset: Any, source: DatasetSource) -> TuneOutcome:
+        tune_detailed = getattr(loadertune, "tune_detailed", None)
+        if tune_detailed is None:
+            return TuneOutcome("unavailable", TUNE_MISSING)
+        budget_s = None if self.budget.seconds is None else max(10.0, self.budget.remaining())
+        max_workers = max(self.grid.workers)
+        self.progress.progress.reset(self.progress.trial, total=None,
+                                     description="  loadertune tune")
+        with tempfile.TemporaryDirectory(prefix="loadertune-bench-") as tmp:
+            started = time.monotonic()
+            try:
+                tuned = tune_detailed(dataset, self.grid.batch_size, step=self.step_s,
+                                      budget_s=budget_s, max_workers=max_workers,
+                                      store=os.fspath(Path(tmp) / "store.sqlite"), fresh=True)
+            except Exception as err:
+                return TuneOutcome("failed", f"tune raised {type(err).__name__}: {err}",
+                                   budget_s=budget_s)
+            wall = time.monotonic() - started
+        config = tuned.config
+        if config.batch_size != self.grid.batch_size:
+            config = config.with_(batch_size=self.grid.batch_size)
+        outcome = TuneOutcome("ok", "", kwargs=dict(tuned.kwargs), tuning_s=wall,
+                              reported_s=getattr(tuned, "seconds", None),
+                              reason=str(getattr(tuned, "reason", "")),
+                              tuner_trials=len(getattr(tuned, "trials", []) or []),
+                              from_store=getattr(tuned, "from_store", None), budget_s=budget_s)
+        self.progress.console.print(f"  tuned: {config.label()} in {wall:.1f} s", highlight=False)
+        outcome.measured = self._measure(source, config)
+        return outcome
