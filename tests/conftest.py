@@ -45,6 +45,22 @@ def _children() -> set[int]:
     return alive
 
 
+def _strays(tmp: Path) -> set[int]:
+    """Processes anywhere on the machine that inherited this test's TMPDIR: trial processes
+    and workers that outlived their parent (orphans are no longer our descendants)."""
+    found = set()
+    for proc in psutil.process_iter():
+        if proc.pid == os.getpid():
+            continue
+        try:
+            if (proc.environ().get("TMPDIR", "").startswith(str(tmp))
+                    and proc.status() != psutil.STATUS_ZOMBIE):
+                found.add(proc.pid)
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
 def _shm() -> set[str]:
     try:
         return {n for n in os.listdir(SHM) if n.startswith(LEAKY_SHM_PREFIXES)}
@@ -76,6 +92,8 @@ def no_leaks(tmp_path_factory: pytest.TempPathFactory,
     gc.collect()  # a DataLoader in a reference cycle keeps its workers until collected
     leftover = _wait_for(lambda: _children() - children_before)
     assert not leftover, f"processes left alive: {sorted(leftover)}"
+    orphans = _wait_for(lambda: _strays(tmp))
+    assert not orphans, f"orphaned processes of this test still alive: {sorted(orphans)}"
     new_shm = _wait_for(lambda: _shm() - shm_before)
     assert not new_shm, f"/dev/shm files left behind: {sorted(new_shm)}"
     temp_left = [p.name for p in tmp.iterdir()]

@@ -41,6 +41,18 @@ def shm_entries() -> set[str]:
         return set()
 
 
+def group_members(pgid: int) -> list[psutil.Process]:
+    """Live processes whose process group is ``pgid``."""
+    members = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                members.append(proc)
+        except (OSError, psutil.Error):
+            continue
+    return members
+
+
 def _names_pid(name: str, pids: set[int]) -> bool:
     tokens = name.replace(".", "_").replace("-", "_").split("_")
     return any(tok.isdigit() and int(tok) in pids for tok in tokens)
@@ -55,6 +67,15 @@ class TrialProcess:
     """
 
     def __init__(self, job_bytes: bytes) -> None:
+        with _signals_deferred():  # a Ctrl-C now must not leave a child nobody will close
+            self._start()
+        try:
+            self._send(job_bytes)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self) -> None:
         self.tmpdir = tempfile.mkdtemp(prefix=TRIAL_TMP_PREFIX)
         self.shm_before = shm_entries()
         self.known_pids: set[int] = set()
@@ -74,13 +95,16 @@ class TrialProcess:
             )
         except BaseException:
             os.close(read_fd)
-            os.close(write_fd)
             shutil.rmtree(self.tmpdir, ignore_errors=True)
             raise
-        os.close(write_fd)
+        finally:
+            os.close(write_fd)
         self.known_pids.add(self.proc.pid)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdout is not None
         self.output_fd = self.proc.stdout.fileno()
+
+    def _send(self, job_bytes: bytes) -> None:
+        assert self.proc.stdin is not None
         try:
             self.proc.stdin.write(job_bytes)
             self.proc.stdin.close()
@@ -118,6 +142,15 @@ class TrialProcess:
             self.proc.kill()
         self.proc.wait()
         self._wait_gone(strays, timeout=5.0)
+        for _ in range(3):  # anything still in the group (e.g. forked while being killed)
+            members = group_members(self.proc.pid)
+            if not members:
+                break
+            self.known_pids.update(p.pid for p in members)
+            for proc in members:
+                with contextlib.suppress(psutil.Error, OSError):
+                    proc.kill()
+            self._wait_gone(members, timeout=2.0)
 
     @staticmethod
     def _wait_gone(procs: list[psutil.Process], timeout: float) -> None:
