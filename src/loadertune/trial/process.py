@@ -67,12 +67,15 @@ class TrialProcess:
     """
 
     def __init__(self, job_bytes: bytes) -> None:
-        with _signals_deferred():  # a Ctrl-C now must not leave a child nobody will close
-            self._start()
+        started = False
         try:
+            with _signals_deferred():  # Ctrl-C waits until the child exists, then cleans it up
+                self._start()
+                started = True
             self._send(job_bytes)
         except BaseException:
-            self.close()
+            if started:
+                self.close()
             raise
 
     def _start(self) -> None:
