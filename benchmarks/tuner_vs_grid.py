@@ -83,7 +83,8 @@ def caption(machine: MachineInfo, plan: TrialPlan, tune_available: bool) -> str:
             f"{f', step {plan.step_ms:g} ms' if plan.step_ms else ', no training step'}. "
             "Heuristics set num_workers only (prefetch 2, persistent workers on, no pinning, as "
             "in the grid); '=' marks a number reused from the grid's own trial of the same "
-            "config. Grid best: fastest config, fewer workers winning ties within 5%." + tune)
+            "config. Grid best: fastest config, fewer workers winning ties within the noise "
+            "(at most 5%)." + tune)
 
 
 def run_growth(console: Console, quick: bool) -> list[Growth]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from loadertune.compare import pick
 from loadertune.config import LoaderConfig
 from loadertune.machine import MachineInfo
 from loadertune.results import TrialFailure, TrialResult
@@ -51,10 +52,6 @@ def same_kind(a: LoaderConfig, b: LoaderConfig) -> bool:
                                            b.persistent_workers, b.multiprocessing_context)
 
 
-MIN_TIE = 0.02
-TIE_TOLERANCE = 0.05
-
-
 @dataclass
 class SweepResult:
     """All trials of one sweep, with the machine and dataset they ran on."""
@@ -73,15 +70,9 @@ class SweepResult:
         return [r for r in self.results if r.ok]
 
     def best(self) -> TrialResult | None:
-        """The fastest config; one within ``TIE_TOLERANCE`` of it with fewer workers wins."""
-        ok = self.ok()
-        if not ok:
-            return None
-        top = max(ok, key=lambda r: r.samples_per_s or 0.0)
-        tolerance = min(max((top.spread or 0.0) / 2, MIN_TIE), TIE_TOLERANCE)
-        floor = (top.samples_per_s or 0.0) * (1 - tolerance)
-        close = [r for r in ok if (r.samples_per_s or 0.0) >= floor]
-        return min(close, key=lambda r: (r.config.num_workers, -(r.samples_per_s or 0.0)))
+        """The cheapest config that ties with the fastest within the noise of both (at most
+        5 % slower): fewer workers, then less prefetch."""
+        return pick(self.results)
 
     def baseline(self) -> TrialResult | None:
         """The num_workers=0 result, the reference for speed-ups."""

@@ -72,7 +72,7 @@ def _caption(sweep: SweepResult) -> str:
             f"{format_bytes(m.memory_available)} free. samples/s: median of ≥{plan.repeats} "
             f"windows after warm-up{step}; ±: half the spread; ok*: re-measured (noisy); "
             f"/worker: largest worker's {'USS' if m.platform.startswith('Linux') else 'RSS'}; "
-            "★ best (fewer workers win ties within 5%)")
+            "★ best (fewer workers win ties within the noise, at most 5%)")
 
 
 def recommendation(sweep: SweepResult) -> str | None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from loadertune.compare import beats, merge, pick, rate, saturated
 from loadertune.config import LoaderConfig
 from loadertune.results import TrialResult
-from loadertune.tuning.compare import beats, merge, pick, rate, saturated
 from loadertune.tuning.strategy import Space, climb, prefetch_futile, saturated_why
 
 

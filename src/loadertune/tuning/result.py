@@ -42,7 +42,7 @@ class TuneResult:
     @property
     def best(self) -> TrialResult | None:
         """The recommended config's result (its trials pooled when it was re-measured)."""
-        from loadertune.tuning.compare import merge
+        from loadertune.compare import merge
 
         return next((r for r in merge(self.trials) if r.config == self.config and r.ok), None)
 

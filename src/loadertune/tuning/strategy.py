@@ -22,10 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from loadertune.config import LoaderConfig
-from loadertune.results import TrialResult
-from loadertune.tuning.budget import Limits, MemoryModel, memory_model
-from loadertune.tuning.compare import (
+from loadertune.compare import (
     MAX_TIE,
     beats,
     fastest,
@@ -39,6 +36,9 @@ from loadertune.tuning.compare import (
     step_share,
     ties,
 )
+from loadertune.config import LoaderConfig
+from loadertune.results import TrialResult
+from loadertune.tuning.budget import Limits, MemoryModel, memory_model
 
 LATENCY_STEP = 4
 HANDOVER_SAFETY = 0.8  # w0 must beat the hand-over bound by this much to skip the workers
