@@ -12,6 +12,7 @@ import typer
 from loadertune import machine as machine_facts
 from loadertune.bench import default_workers, prepare
 from loadertune.cli.console import stdout_console
+from loadertune.cli.options import BatchSizeOpt, DatasetArg
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import START_METHODS
 from loadertune.errors import ConfigError
@@ -102,9 +103,8 @@ def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: Machin
 
 
 def bench(
-    dataset: Annotated[str, typer.Argument(help="module:attr or path/script.py:attr naming a "
-                                           "Dataset or a zero-argument factory")],
-    batch_size: Annotated[int, typer.Option("--batch-size", "-b", help="Batch size.")] = 32,
+    dataset: DatasetArg,
+    batch_size: BatchSizeOpt = 32,
     workers: Annotated[str | None, typer.Option(
         help="num_workers to try: 0-8, 0,2,4 or 0-16:4 [default: 0 to 2 × usable CPUs]")] = None,
     prefetch: Annotated[str, typer.Option(help="prefetch_factor values, e.g. 2,4")] = "2",

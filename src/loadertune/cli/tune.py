@@ -10,6 +10,7 @@ import typer
 
 from loadertune.cli.bench import default_paths
 from loadertune.cli.console import stdout_console
+from loadertune.cli.options import BatchSizeOpt, DatasetArg
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError
@@ -84,9 +85,8 @@ def _caption(result: TuneResult) -> str:
 
 
 def tune(
-    dataset: Annotated[str, typer.Argument(help="module:attr or path/script.py:attr naming a "
-                                           "Dataset or a zero-argument factory")],
-    batch_size: Annotated[int, typer.Option("--batch-size", "-b", help="Batch size.")] = 32,
+    dataset: DatasetArg,
+    batch_size: BatchSizeOpt = 32,
     step_ms: Annotated[float | None, typer.Option(
         help="Your training step per batch, ms (simulated while loading).")] = None,
     step_kind: Annotated[str, typer.Option(
