@@ -153,9 +153,8 @@ class _Observer:
         self.peaks.add(sample)
         if limit is None or self.failure is not None:
             return
-        used = sample.total_pss() if sample.full else None
-        if used is None:
-            used = sample.total_rss() if not sample.full or sample.total_pss() is None else 0
+        # PSS where it was read (RSS double-counts shared pages); below the limit otherwise
+        used = (sample.total_pss() if sample.full else None) or sample.total_rss()
         if used > limit:
             self.failure = TrialFailure(
                 "memory_limit",

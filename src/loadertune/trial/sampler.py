@@ -119,11 +119,3 @@ def cpu_used_since(before: dict[int, float], after: dict[int, float],
             continue
         total += max(seconds - before.get(pid, 0.0), 0.0)
     return total
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs (zombies count as gone)."""
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except (psutil.Error, OSError):
-        return False
