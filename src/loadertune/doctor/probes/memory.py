@@ -11,7 +11,7 @@ from loadertune.config import LoaderConfig
 from loadertune.doctor.cgroups import read_limits
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, error, human_bytes, ok, warn
-from loadertune.doctor.walk import walk
+from loadertune.objwalk import walk
 
 PROBE = "memory"
 OBJECT_LIST_MIN = 10_000

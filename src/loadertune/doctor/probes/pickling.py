@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import pickle
 import socket
 import sqlite3
 import threading
@@ -12,50 +11,13 @@ from typing import Any
 
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, error, ok, warn
-from loadertune.doctor.walk import children, walk
+from loadertune.objwalk import walk
+from loadertune.picklecheck import pickle_error, unpicklable_path
 
 PROBE = "pickling"
 DB_MODULES = ("sqlite3", "psycopg2", "psycopg", "pymysql", "MySQLdb", "pymongo", "redis",
               "sqlalchemy", "lmdb", "h5py", "mysql", "cx_Oracle", "duckdb")
 LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
-
-
-class _Sink:
-    """A file that counts and discards what is written (pickling needs no memory copy)."""
-
-    def __init__(self) -> None:
-        self.size = 0
-
-    def write(self, data: bytes) -> int:
-        self.size += len(data)
-        return len(data)
-
-
-def pickle_error(obj: Any) -> str | None:
-    """The error pickling ``obj`` as spawn does, or None when it pickles.
-
-    Plain pickle, not multiprocessing's ForkingPickler: with torch imported, the latter moves
-    every tensor it meets into shared memory, a side effect doctor must not have.
-    """
-    try:
-        pickle.Pickler(_Sink(), protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
-    except Exception as err:
-        return f"{type(err).__name__}: {err}"
-    return None
-
-
-def unpicklable_path(obj: Any, name: str = "dataset", depth: int = 0) -> tuple[str, str, str]:
-    """The deepest attribute path that fails to pickle, its type and the error."""
-    message = pickle_error(obj) or ""
-    if depth < 8:
-        try:
-            parts = list(children(obj))
-        except Exception:
-            parts = []
-        for key, value in parts:
-            if pickle_error(value) is not None:
-                return unpicklable_path(value, name + key, depth + 1)
-    return name, f"{type(obj).__module__}.{type(obj).__qualname__}", message
 
 
 def hazard(obj: Any) -> tuple[str, str, str] | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, ok, warn
-from loadertune.doctor.walk import walk
+from loadertune.objwalk import walk
 
 PROBE = "storage"
 NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "glusterfs", "lustre", "beegfs",
