@@ -12,7 +12,7 @@ from _lt import (
     doctor_json,
 )
 
-from loadertune.doctor.cgroups import (
+from loadertune.cgroups import (
     cgroup_dir,
     parse_memory_limit,
     parse_mountinfo_cgroups,

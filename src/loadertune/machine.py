@@ -13,6 +13,10 @@ from typing import Any
 
 import psutil
 
+from loadertune.cgroups import parse_cgroup_v1_quota as parse_cgroup_v1_quota
+from loadertune.cgroups import parse_cgroup_v2_cpu_max as parse_cgroup_v2_cpu_max
+from loadertune.cgroups import read_limits
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
@@ -48,25 +52,17 @@ class MachineInfo:
         return {k: getattr(self, k) for k in keys}
 
 
-def parse_cgroup_v2_cpu_max(text: str) -> float | None:
-    """CPUs allowed by a cgroup v2 ``cpu.max`` line (``"max 100000"`` means no limit)."""
-    fields = text.split()
-    if len(fields) != 2 or fields[0] == "max":
-        return None
-    quota, period = int(fields[0]), int(fields[1])
-    return quota / period if period > 0 else None
+def cgroup_cpu_quota(root: Path | None = None) -> float | None:
+    """The CPU quota of this process's cgroup in CPUs, or None when there is none.
 
-
-def parse_cgroup_v1_quota(quota_text: str, period_text: str) -> float | None:
-    """CPUs allowed by cgroup v1 ``cpu.cfs_quota_us``/``cpu.cfs_period_us`` (-1: no limit)."""
-    quota, period = int(quota_text.strip()), int(period_text.strip())
-    if quota <= 0 or period <= 0:
-        return None
-    return quota / period
-
-
-def cgroup_cpu_quota(root: Path = CGROUP_ROOT) -> float | None:
-    """The CPU quota of this process's cgroup in CPUs, or None when there is none."""
+    By default the process's own cgroup is found (``/proc/self/cgroup``) and the tightest
+    quota along its ancestors is taken; ``root`` reads one cgroup folder directly.
+    """
+    if root is None:
+        limits = read_limits()
+        if limits.version is not None:
+            return limits.cpu_quota
+        root = CGROUP_ROOT
     try:
         v2 = root / "cpu.max"
         if v2.exists():

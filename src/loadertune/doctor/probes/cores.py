@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 
-from loadertune.doctor.cgroups import read_limits
+from loadertune.cgroups import read_limits
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, ok, warn
 from loadertune.machine import affinity_cpus, local_world_size, usable_cpus

@@ -7,8 +7,8 @@ from typing import Any
 
 import psutil
 
+from loadertune.cgroups import read_limits
 from loadertune.config import LoaderConfig
-from loadertune.doctor.cgroups import read_limits
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, error, human_bytes, ok, warn
 from loadertune.objwalk import walk

@@ -1,7 +1,7 @@
 """This process's cgroup limits (v1 and v2): CPU quota and memory limit.
 
 Parsers take file contents so they can be tested on text captured from real machines;
-`own_cgroup_dirs` does the reading.
+`read_limits` does the reading (used by `machine.collect` and doctor).
 """
 
 from __future__ import annotations
@@ -9,7 +9,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from loadertune.machine import parse_cgroup_v1_quota, parse_cgroup_v2_cpu_max
+
+def parse_cgroup_v2_cpu_max(text: str) -> float | None:
+    """CPUs allowed by a cgroup v2 ``cpu.max`` line (``"max 100000"`` means no limit)."""
+    fields = text.split()
+    if len(fields) != 2 or fields[0] == "max":
+        return None
+    quota, period = int(fields[0]), int(fields[1])
+    return quota / period if period > 0 else None
+
+
+def parse_cgroup_v1_quota(quota_text: str, period_text: str) -> float | None:
+    """CPUs allowed by cgroup v1 ``cpu.cfs_quota_us``/``cpu.cfs_period_us`` (-1: no limit)."""
+    quota, period = int(quota_text.strip()), int(period_text.strip())
+    if quota <= 0 or period <= 0:
+        return None
+    return quota / period
+
 
 NO_LIMIT = 1 << 60  # v1 reports "no limit" as a huge page-rounded number
 
