@@ -82,11 +82,12 @@ def parse_choice_list(text: str, name: str, choices: dict[str, object]) -> list[
     return out
 
 
-def format_bytes(value: float | None) -> str:
+def format_bytes(value: float | None, missing: str = "-") -> str:
+    """``1536`` -> ``"1.5 KiB"``; ``missing`` stands for an unknown size."""
     if value is None:
-        return "-"
+        return missing
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(value) < 1024 or unit == "TiB":
-            return f"{value:.0f} {unit}" if unit in ("B", "KiB") else f"{value:.1f} {unit}"
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.1f} TiB"

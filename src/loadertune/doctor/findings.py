@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from loadertune.units import format_bytes
+
 SEVERITIES = ("ok", "warn", "error")
 
 
@@ -83,10 +85,4 @@ class Report:
 
 
 def human_bytes(n: float | None) -> str:
-    if n is None:
-        return "unknown"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"
+    return format_bytes(n, missing="unknown")

@@ -39,6 +39,7 @@ from loadertune.compare import (
 from loadertune.config import LoaderConfig
 from loadertune.results import TrialResult
 from loadertune.tuning.budget import Limits, MemoryModel, memory_model
+from loadertune.units import format_bytes
 
 LATENCY_STEP = 4
 HANDOVER_SAFETY = 0.8  # w0 must beat the hand-over bound by this much to skip the workers
@@ -147,7 +148,7 @@ def climb(space: Space, results: Sequence[TrialResult]) -> Decision:
             return Decision(None, "climb", stop)
         reason = _fits(space, results, rung)
         if reason is not None:
-            budget = f"{_gib(space.limits.memory_budget)} budget"
+            budget = f"{format_bytes(space.limits.memory_budget)} budget"
             if 0 not in measured and best is None:  # not even a baseline yet: measure w0
                 return Decision(space.config(0), "climb", f"memory budget leaves no room for "
                                 f"{rung} workers ({reason}, over the {budget}); measuring "
@@ -375,10 +376,3 @@ def _cap_why(space: Space) -> str:
                 f"{space.limits.cpu_workers} CPUs, since items mostly wait)")
     return (f"reached {cap} workers = the usable CPUs (the dataset is CPU-bound, more "
             "workers would only compete for cores)")
-
-
-def _gib(n: int) -> str:
-    from loadertune.units import format_bytes
-
-    return format_bytes(n)
-
