@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing.resource_tracker
+import multiprocessing.util
 import os
 import sys
 import tempfile
@@ -21,6 +22,9 @@ if str(TESTS) not in sys.path:
 # Start multiprocessing's resource tracker now: the first spawn would start it (a process and a
 # pipe kept for the interpreter's life), which is no leak of the test that happened to be first.
 multiprocessing.resource_tracker.ensure_running()
+# Likewise multiprocessing's per-interpreter temp folder (pymp-*, removed at exit), which the
+# first tensor sent through the resource sharer creates.
+multiprocessing.util.get_temp_dir()
 
 SHM = Path("/dev/shm")
 LEAKY_SHM_PREFIXES = ("torch_", "loadertune", "__KMP_REGISTERED_LIB_")

@@ -14,6 +14,7 @@ from loadertune.config import LoaderConfig
 from loadertune.machine import MachineInfo
 from loadertune.results import TrialFailure, TrialResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
+from loadertune.trial.process import close_all
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ def run_sweep(source: DatasetSource, configs: list[LoaderConfig], plan: TrialPla
             if on_done is not None:
                 on_done(i, result)
     except KeyboardInterrupt as err:
+        close_all()  # a trial the interrupt caught between start and ownership
         sweep.interrupted = True
         sweep.interrupt = err
         if config is not None and not any(r.config == config for r in sweep.results):

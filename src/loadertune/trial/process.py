@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -10,28 +11,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 
+from loadertune.interrupts import signals_deferred
+
 SHM_DIR = Path("/dev/shm")
 TRIAL_TMP_PREFIX = "loadertune-trial-"
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Block SIGINT and SIGTERM in this thread for the block; pending ones arrive after it."""
-    deferred = {signal.SIGINT, signal.SIGTERM}
-    try:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, deferred)
-    except (AttributeError, OSError, ValueError):  # no pthread_sigmask on this platform
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def shm_entries() -> set[str]:
@@ -58,30 +45,51 @@ def _names_pid(name: str, pids: set[int]) -> bool:
     return any(tok.isdigit() and int(tok) in pids for tok in tokens)
 
 
+_LIVE: set[TrialProcess] = set()
+
+
+def close_all() -> None:
+    """Close every trial process not closed yet.
+
+    A Ctrl-C that lands between two bytecodes of the normal path (after a child started but
+    before the ``with`` that owns it, or at the entry of ``close``) must not leave the child or
+    its temp folder behind: sweeps call this when interrupted, and it runs at exit.
+    """
+    for proc in list(_LIVE):
+        proc.close()
+
+
+atexit.register(close_all)
+
+
 class TrialProcess:
     """A ``python -m loadertune.trial.child`` process and everything it starts.
 
-    The child runs in a new session (its own process group), with TMPDIR pointing at a private
-    folder; `close` kills the group and any stray descendant, reaps it, removes shared-memory
-    files named after its processes and the private folder, and closes the pipes.
+    Use as ``with TrialProcess() as proc: proc.start(job_bytes)``: creating the object holds
+    nothing, so no interrupt can fall between acquiring the child and owning it. The child runs
+    in a new session (its own process group), with TMPDIR pointing at a private folder;
+    `close` kills the group and any stray descendant, reaps it, removes shared-memory files
+    named after its processes and the private folder, and closes the pipes.
     """
 
-    def __init__(self, job_bytes: bytes) -> None:
-        started = False
-        try:
-            with _signals_deferred():  # Ctrl-C waits until the child exists, then cleans it up
-                self._start()
-                started = True
-            self._send(job_bytes)
-        except BaseException:
-            if started:
-                self.close()
-            raise
+    def __init__(self) -> None:
+        self.tmpdir: str | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.event_fd: int | None = None
+        self.output_fd: int | None = None
+        self.shm_before: set[str] = set()
+        self.known_pids: set[int] = set()
+
+    def start(self, job_bytes: bytes) -> None:
+        """Start the child and hand it the job; Ctrl-C waits until the child is registered."""
+        with signals_deferred():
+            _LIVE.add(self)
+            self._start()
+        self._send(job_bytes)
 
     def _start(self) -> None:
         self.tmpdir = tempfile.mkdtemp(prefix=TRIAL_TMP_PREFIX)
         self.shm_before = shm_entries()
-        self.known_pids: set[int] = set()
         read_fd, write_fd = os.pipe()
         self.event_fd = read_fd
         env = dict(os.environ, TMPDIR=self.tmpdir, PYTHONUNBUFFERED="1")
@@ -96,10 +104,6 @@ class TrialProcess:
                 env=env,
                 cwd=os.getcwd(),
             )
-        except BaseException:
-            os.close(read_fd)
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-            raise
         finally:
             os.close(write_fd)
         self.known_pids.add(self.proc.pid)
@@ -107,7 +111,7 @@ class TrialProcess:
         self.output_fd = self.proc.stdout.fileno()
 
     def _send(self, job_bytes: bytes) -> None:
-        assert self.proc.stdin is not None
+        assert self.proc is not None and self.proc.stdin is not None
         try:
             self.proc.stdin.write(job_bytes)
             self.proc.stdin.close()
@@ -116,10 +120,16 @@ class TrialProcess:
 
     @property
     def pid(self) -> int:
+        assert self.proc is not None, "the trial process has not started"
         return self.proc.pid
+
+    def poll(self) -> int | None:
+        """The trial process's exit status, or None while it runs."""
+        return None if self.proc is None else self.proc.poll()
 
     def wait_exit(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for the trial process to exit by itself."""
+        assert self.proc is not None
         try:
             self.proc.wait(timeout=seconds)
             return True
@@ -128,12 +138,14 @@ class TrialProcess:
 
     def descendants(self) -> list[psutil.Process]:
         try:
-            return psutil.Process(self.proc.pid).children(recursive=True)
+            return psutil.Process(self.pid).children(recursive=True)
         except (psutil.Error, OSError):
             return []
 
     def kill(self) -> None:
         """SIGKILL the whole tree: the process group, then any descendant that left it."""
+        if self.proc is None:
+            return
         strays = self.descendants()
         self.known_pids.update(p.pid for p in strays)
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -173,7 +185,7 @@ class TrialProcess:
         Ctrl-C and SIGTERM are held back until the clean-up is done (a second Ctrl-C must not
         leave half the tree running); they are delivered right after.
         """
-        with _signals_deferred():
+        with signals_deferred():
             self._close()
 
     def _close(self) -> None:
@@ -184,12 +196,19 @@ class TrialProcess:
                 if _names_pid(name, self.known_pids):
                     with contextlib.suppress(OSError):
                         (SHM_DIR / name).unlink()
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                os.close(self.event_fd)
-            if self.proc.stdout is not None:
+            if self.tmpdir is not None:
+                shutil.rmtree(self.tmpdir, ignore_errors=True)
+                self.tmpdir = None
+            if self.event_fd is not None:
                 with contextlib.suppress(OSError):
-                    self.proc.stdout.close()
+                    os.close(self.event_fd)
+                self.event_fd = None
+            if self.proc is not None:
+                for pipe in (self.proc.stdin, self.proc.stdout):
+                    if pipe is not None:
+                        with contextlib.suppress(OSError):
+                            pipe.close()
+            _LIVE.discard(self)
 
     def __enter__(self) -> TrialProcess:
         return self

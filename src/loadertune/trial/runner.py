@@ -54,7 +54,8 @@ def run_trial(source: DatasetSource, config: LoaderConfig, plan: TrialPlan,
     """Measure ``config`` in a fresh process; any failure comes back as ``result.failure``."""
     job_bytes = pickle.dumps(source.job(config, plan))
     started = time.monotonic()
-    with TrialProcess(job_bytes) as proc:
+    with TrialProcess() as proc:
+        proc.start(job_bytes)
         result = _Observer(proc, config, plan, progress).run()
     result.wall_s = time.monotonic() - started
     return result
@@ -107,7 +108,7 @@ class _Observer:
                 next_sample = now + plan.sample_interval_s
             if self.failure is not None or self.done is not None:
                 break
-            if not open_fds and self.proc.proc.poll() is not None:
+            if not open_fds and self.proc.poll() is not None:
                 self.failure = self._exit_failure()
             elif now >= deadline:
                 self.failure = TrialFailure(
@@ -162,7 +163,7 @@ class _Observer:
                 detail=self._output_tail())
 
     def _exit_failure(self) -> TrialFailure:
-        code = self.proc.proc.returncode
+        code = self.proc.poll()
         tail = self._output_tail()
         if code is not None and code < 0:
             sig = -code

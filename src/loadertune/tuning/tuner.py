@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from loadertune.config import LoaderConfig
 from loadertune.results import TrialResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
+from loadertune.trial.process import close_all
 from loadertune.tuning.plans import plan_for, predict_batches_per_s
 from loadertune.tuning.probe import ItemProbe
 from loadertune.tuning.strategy import Decision, Space, next_config
@@ -85,6 +86,7 @@ def search(source: DatasetSource, space: Space, base: TrialPlan, probe: ItemProb
             if cb.on_done is not None:
                 cb.on_done(len(out.trials) - 1, result)
     except KeyboardInterrupt as err:
+        close_all()  # a trial the interrupt caught between start and ownership
         out.stopped_by = "interrupted"
         out.interrupt = err
         return out
