@@ -6,6 +6,7 @@ import gc
 import multiprocessing.resource_tracker
 import multiprocessing.util
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -25,6 +26,10 @@ multiprocessing.resource_tracker.ensure_running()
 # Likewise multiprocessing's per-interpreter temp folder (pymp-*, removed at exit), which the
 # first tensor sent through the resource sharer creates.
 multiprocessing.util.get_temp_dir()
+
+# A shell without job control starts background jobs with SIGINT ignored, and children inherit
+# that: the Ctrl-C tests need the default, as in a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SHM = Path("/dev/shm")
 LEAKY_SHM_PREFIXES = ("torch_", "loadertune", "__KMP_REGISTERED_LIB_")
