@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -97,4 +98,15 @@ def test_one_cpu_affinity_is_reported() -> None:
 
 def test_more_workers_than_fit_warns() -> None:
     report = doctor_here(None, ["cores"], num_workers=64)
-    assert checks(report, "cores.too_many_workers")[0]["severity"] == "warn"
+    [finding] = checks(report, "cores.too_many_workers")
+    assert finding["severity"] == "warn" and "tune" in finding["fix"]
+
+
+def test_as_many_workers_as_cores_is_a_note_not_a_warning() -> None:
+    cores = len(os.sched_getaffinity(0))
+    if cores < 2:
+        pytest.skip("needs 2 CPUs")
+    report = doctor_here(None, ["cores"], num_workers=cores)
+    [finding] = checks(report, "cores.too_many_workers")
+    assert finding["severity"] == "ok"
+    assert f"num_workers={cores - 1}" in finding["evidence"]

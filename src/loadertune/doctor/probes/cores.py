@@ -52,9 +52,23 @@ def probe(ctx: DoctorContext) -> list[Finding]:
                            f"LOCAL_WORLD_SIZE={lws}: each rank's loader gets {usable:g} CPUs",
                            **data))
     if ctx.num_workers is not None and ctx.num_workers > fit:
-        findings.append(warn(PROBE, "cores.too_many_workers",
-                             f"num_workers={ctx.num_workers} exceeds the {fit} that fit",
-                             evidence, f"use num_workers<={fit}; more workers than cores "
-                             "time-share the CPUs with the training step and each other",
-                             **data))
+        findings.append(_too_many(ctx.num_workers, fit, usable, evidence, data))
     return findings
+
+
+def _too_many(workers: int, fit: int, usable: float, evidence: str,
+              data: dict[str, object]) -> Finding:
+    """More workers than CPUs time-share them (a warning); as many as CPUs only leaves the
+    training step without a core of its own, which measurement should settle (a note)."""
+    cores = max(math.floor(usable + 1e-9), 1)
+    measure = ("unless items mostly wait on storage or network (then more workers than cores "
+               "pay); `loadertune tune` measures which")
+    if workers > cores:
+        return warn(PROBE, "cores.too_many_workers",
+                    f"num_workers={workers} exceeds the {cores} usable CPU(s)", evidence,
+                    f"use num_workers<={fit}: more workers than cores time-share the CPUs "
+                    f"with the training step and each other, {measure}", **data)
+    return ok(PROBE, "cores.too_many_workers",
+              f"num_workers={workers} leaves no core to the main process",
+              f"{evidence}; fine when the training step is light (the GPU does the work); with "
+              f"a CPU-heavy step try num_workers={fit}, {measure}", **data)
