@@ -74,3 +74,5 @@ def test_close_all_cleans_a_trial_nobody_owns() -> None:
     assert not Path(folder).exists()
     assert proc.poll() is not None
     close_all()  # nothing left: a second call does nothing
+    proc.close()  # nor does closing it again
+    TrialProcess().close()  # or closing one never started

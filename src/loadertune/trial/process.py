@@ -183,10 +183,12 @@ class TrialProcess:
         """Kill what is left, then remove its shm files and temp folder and close pipes.
 
         Ctrl-C and SIGTERM are held back until the clean-up is done (a second Ctrl-C must not
-        leave half the tree running); they are delivered right after.
+        leave half the tree running); they are delivered right after. Closing twice, or a
+        trial never started, does nothing (a reaped child's pid may belong to another process).
         """
         with signals_deferred():
-            self._close()
+            if self in _LIVE:
+                self._close()
 
     def _close(self) -> None:
         try:
