@@ -45,6 +45,9 @@ class DatasetSource:
         payload = pickle.dumps((self.dataset, self.collate_fn, self.step))
         preparation = multiprocessing.spawn.get_preparation_data("loadertune-trial")
         preparation.pop("authkey", None)  # not picklable outside a spawn, and not needed
+        main_path = preparation.get("init_main_from_path")
+        if main_path is not None and not os.path.isfile(main_path):
+            del preparation["init_main_from_path"]  # `python -` names its script "<stdin>"
         return TrialJob(config, plan, self.spec, payload, list(sys.path), preparation,
                         self.step_spec)
 
