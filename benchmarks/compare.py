@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import statistics
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -22,6 +23,7 @@ from loadertune.sweep import Grid, SweepResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
 
 TUNE_MISSING = "tune not available yet"
+REMATCH_ORDER = ("tuned", "best", "best", "tuned")  # ABBA: a drift in the host's speed cancels
 
 
 class BudgetExhausted(KeyboardInterrupt):
@@ -61,6 +63,29 @@ class Measured:
 
 
 @dataclass
+class Rematch:
+    """The tuned config and the grid's best measured again, alternately, when they differ.
+
+    One pass measures each config once, minutes apart; a busy host can slow one of them for
+    a while. Measuring the two in turn gives the quality ratio on equal terms.
+    """
+
+    tuned_rates: list[float] = field(default_factory=list)
+    best_rates: list[float] = field(default_factory=list)
+    failed: str | None = None
+
+    def ratio(self) -> float | None:
+        if self.failed or not self.tuned_rates or not self.best_rates:
+            return None
+        return statistics.median(self.tuned_rates) / statistics.median(self.best_rates)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": list(REMATCH_ORDER), "tuned_samples_per_s": self.tuned_rates,
+                "best_samples_per_s": self.best_rates, "failed": self.failed,
+                "ratio": self.ratio()}
+
+
+@dataclass
 class TuneOutcome:
     """What the tuner chose, what it cost, and our own measurement of its choice."""
 
@@ -74,12 +99,14 @@ class TuneOutcome:
     from_store: bool | None = None
     budget_s: float | None = None
     measured: Measured | None = None
+    rematch: Rematch | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = {k: getattr(self, k) for k in ("status", "note", "kwargs", "tuning_s",
                                               "reported_s", "reason", "tuner_trials",
                                               "from_store", "budget_s")}
         data["measured"] = self.measured.to_dict() if self.measured else None
+        data["rematch"] = self.rematch.to_dict() if self.rematch else None
         return data
 
 
@@ -103,6 +130,15 @@ class WorkloadReport:
         if result is None or not result.ok or best is None or not best.samples_per_s:
             return None
         return (result.samples_per_s or 0.0) / best.samples_per_s
+
+    def rematch_ratio(self) -> float | None:
+        """tuned / grid best measured side by side; 1.0 when they are the same config."""
+        measured, best = self.tuned.measured, self.grid_best()
+        if measured is None or best is None or not measured.result.ok:
+            return None
+        if measured.result.config.to_kwargs() == best.config.to_kwargs():
+            return 1.0
+        return self.tuned.rematch.ratio() if self.tuned.rematch else None
 
     def cost_ratio(self) -> float | None:
         """Tuning seconds over the grid's seconds."""
@@ -133,6 +169,7 @@ class WorkloadReport:
                            for h, m in self.heuristics],
             "tuned": {**self.tuned.to_dict(),
                       "ratio_to_grid_best": self.ratio(measured.result) if measured else None,
+                      "rematch_ratio_to_grid_best": self.rematch_ratio(),
                       "cost_ratio_to_grid": self.cost_ratio()},
         }
 
@@ -203,6 +240,10 @@ class WorkloadRun:
         found = grid_trial(self.report.sweep, config)
         if found is not None:
             return Measured(found, reused=True)
+        return Measured(self._fresh_trial(source, config), reused=False)
+
+    def _fresh_trial(self, source: DatasetSource, config: LoaderConfig) -> TrialResult:
+        """Measure ``config`` once more with the run's plan (memory-limited), with progress."""
         self.budget.check()
         self.extra += 1
         done = len(self.grid.configs()) + self.extra
@@ -212,7 +253,7 @@ class WorkloadRun:
             plan = replace(plan, memory_limit=int(self.machine.memory_available * 0.8))
         result = run_trial(source, config, plan, progress=self.progress.on_batches)
         self.progress.on_done(done - 1, result)
-        return Measured(result, reused=False)
+        return result
 
     def _tune(self, dataset: Any, source: DatasetSource) -> TuneOutcome:
         tune_detailed = getattr(loadertune, "tune_detailed", None)
@@ -242,4 +283,20 @@ class WorkloadRun:
                               from_store=getattr(tuned, "from_store", None), budget_s=budget_s)
         self.progress.console.print(f"  tuned: {config.label()} in {wall:.1f} s", highlight=False)
         outcome.measured = self._measure(source, config)
+        best = self.report.grid_best()
+        if (best is not None and outcome.measured.result.ok
+                and best.config.to_kwargs() != config.to_kwargs()):
+            outcome.rematch = self._rematch(source, config, best.config)
         return outcome
+
+    def _rematch(self, source: DatasetSource, tuned: LoaderConfig,
+                 best: LoaderConfig) -> Rematch:
+        rematch = Rematch()
+        for who in REMATCH_ORDER:
+            measured = self._fresh_trial(source, tuned if who == "tuned" else best)
+            if not measured.ok:
+                rematch.failed = f"{measured.config.label()}: {measured.status}"
+                return rematch
+            rates = rematch.tuned_rates if who == "tuned" else rematch.best_rates
+            rates.append(measured.samples_per_s or 0.0)
+        return rematch

@@ -52,12 +52,15 @@ def throughput_table(reports: Sequence[WorkloadReport], heuristics: Sequence[Heu
         else:
             tuned_text = tuned.note
         quality = r.ratio(tuned.measured.result) if tuned.measured else None
+        rematch = r.rematch_ratio() if tuned.rematch else None
+        quality_text = f"{quality:.2f}" if quality is not None else "-"
+        if rematch is not None:
+            quality_text += f"\nside by\nside {rematch:.2f}"
         cost = r.cost_ratio()
         table.add_row(
             r.case.name if r.status == "ok" else f"{r.case.name}\n[yellow]{r.status}[/]",
             *[_cell(r, by_key.get(h.key)) for h in heuristics],
-            best_text, tuned_text,
-            f"{quality:.2f}" if quality is not None else "-",
+            best_text, tuned_text, quality_text,
             f"{cost:.2f}" if cost is not None else "-",
         )
     return table

@@ -84,7 +84,8 @@ def caption(machine: MachineInfo, plan: TrialPlan, tune_available: bool) -> str:
             "Heuristics set num_workers only (prefetch 2, persistent workers on, no pinning, as "
             "in the grid); '=' marks a number reused from the grid's own trial of the same "
             "config. Grid best: fastest config, fewer workers winning ties within the noise "
-            "(at most 5%)." + tune)
+            "(at most 5%). 'side by side': when the tuner picked another config, the two "
+            "measured again in turn (tuned, best, best, tuned), medians compared." + tune)
 
 
 def run_growth(console: Console, quick: bool) -> list[Growth]:

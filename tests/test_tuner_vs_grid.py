@@ -120,15 +120,39 @@ def test_tuned_config_is_compared_to_the_grid(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(loadertune, "tune_detailed", tune_detailed, raising=False)
     run = workload_run({0: 100.0, 1: 150.0, 2: 200.0})
+    rerun: list[str] = []
+
+    def fresh_trial(source: DatasetSource, config: LoaderConfig) -> TrialResult:
+        rerun.append(config.label())  # the host got faster during the rematch: it cancels
+        return fake(config, (190.0 if config.num_workers == 1 else 200.0) + 10 * len(rerun))
+
+    monkeypatch.setattr(run, "_fresh_trial", fresh_trial)
     outcome = run._tune(tiny(10), DatasetSource(dataset=tiny(10)))
     run.report.tuned = outcome
     assert calls[0]["fresh"] is True and calls[0]["max_workers"] == 2
     assert str(calls[0]["store"]).endswith(".sqlite")
     assert outcome.status == "ok" and outcome.measured is not None
     assert outcome.measured.reused and outcome.measured.result.samples_per_s == 150.0
+    w1, w2 = "w1 pf2 persist", "w2 pf2 persist"
+    assert rerun == [w1, w2, w2, w1]  # tuned and grid best again, in turn (ABBA)
     data = run.report.to_dict()["tuned"]
     assert data["ratio_to_grid_best"] == pytest.approx(0.75)
+    assert data["rematch"]["tuned_samples_per_s"] == [200.0, 230.0]
+    assert data["rematch_ratio_to_grid_best"] == pytest.approx(215 / 225)
     assert data["cost_ratio_to_grid"] == pytest.approx(outcome.tuning_s / 30.0)
+
+
+def test_no_rematch_when_the_tuner_picks_the_grids_best(monkeypatch: pytest.MonkeyPatch) -> None:
+    def tune_detailed(dataset: Any, batch_size: int, **kwargs: Any) -> FakeTuned:
+        config = LoaderConfig(num_workers=2, batch_size=batch_size, prefetch_factor=2,
+                              persistent_workers=True)
+        return FakeTuned(config, config.to_kwargs())
+
+    monkeypatch.setattr(loadertune, "tune_detailed", tune_detailed, raising=False)
+    run = workload_run({0: 100.0, 1: 150.0, 2: 200.0})
+    run.report.tuned = run._tune(tiny(10), DatasetSource(dataset=tiny(10)))
+    assert run.report.tuned.rematch is None
+    assert run.report.to_dict()["tuned"]["rematch_ratio_to_grid_best"] == 1.0
 
 
 def test_a_failing_tuner_is_reported_not_faked(monkeypatch: pytest.MonkeyPatch) -> None:
