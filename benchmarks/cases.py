@@ -18,6 +18,14 @@ class Case:
     batch: tuple[int, int]  # (quick, full)
     window: tuple[int, int]  # batches per timed window (quick, full); more with many workers
     note: str = field(default="", compare=False)
+    waits: bool = False      # items wait (storage, network): the grid goes to 8 x the CPUs
+    memory_mib: tuple[int, int] | None = None  # memory budget (quick, full) in MiB
+
+    def memory_budget(self, quick: bool) -> int | None:
+        """The memory budget of every trial and of the tuner, in bytes (None: the default)."""
+        if self.memory_mib is None:
+            return None
+        return (self.memory_mib[0] if quick else self.memory_mib[1]) * 2**20
 
     def params(self, quick: bool) -> dict[str, Any]:
         return dict(self.quick if quick else self.full)
@@ -40,7 +48,7 @@ class Case:
 CASES: tuple[Case, ...] = (
     Case("jpeg", {"size": 64}, {"size": 512}, (8, 32), (6, 20), "CPU-bound decode + augment"),
     Case("remote", {"size": 400}, {"size": 2_000}, (4, 16), (4, 20),
-         "20 ms sleep per item standing for object-store latency"),
+         "20 ms sleep per item standing for object-store latency", waits=True),
     Case("tiny", {"size": 20_000}, {"size": 100_000}, (64, 64), (20, 400), "IPC-bound"),
     Case("bigtensor", {"size": 32}, {"size": 128}, (1, 4), (6, 20),
          "8 MB items, shared-memory bound"),
@@ -50,6 +58,13 @@ CASES: tuple[Case, ...] = (
          "the same data in numpy arrays"),
     Case("iterable", {"size": 20_000}, {"size": 200_000}, (64, 64), (20, 400),
          "sharded IterableDataset"),
+    Case("mixed", {"size": 2_000}, {"size": 8_000}, (8, 32), (6, 20),
+         "1.5 ms CPU with a heavy tail; 30 % of items also wait 4 ms", waits=True),
+    Case("worker_cache", {"size": 2_000, "cache_mb": 150}, {"size": 4_000, "cache_mb": 600},
+         (8, 32), (4, 20), "a private cache per worker against a memory budget; 4 ms waits",
+         waits=True, memory_mib=(1150, 2400)),
+    Case("tokenize", {"size": 2_000, "words": 1_500}, {"size": 8_000, "words": 1_500},
+         (16, 64), (6, 20), "pure-Python tokenizer: GIL-bound"),
 )
 
 

@@ -268,6 +268,7 @@ class WorkloadRun:
             try:
                 tuned = tune_detailed(dataset, self.grid.batch_size, step=self.step_s,
                                       budget_s=budget_s, max_workers=max_workers,
+                                      memory_budget=self.plan.memory_limit,
                                       store=os.fspath(Path(tmp) / "store.sqlite"), fresh=True)
             except Exception as err:
                 return TuneOutcome("failed", f"tune raised {type(err).__name__}: {err}",

@@ -1,9 +1,10 @@
 """Tuner quality: `loadertune tune` against the exhaustive grid and today's heuristics.
 
 For each bundled workload, in one run on this machine: every config of the grid (num_workers 0
-to 2 × usable CPUs, prefetch_factor 2 and 4, pin_memory off without an accelerator,
-persistent_workers on), the num_workers heuristics users apply today, and the tuner's choice,
-all measured with the same TrialPlan. Also: per-worker memory growth of pylist vs pylist_numpy.
+to 2 × usable CPUs, and on to 8 × for workloads whose items wait; prefetch_factor 2 and 4,
+pin_memory off without an accelerator, persistent_workers on), the num_workers heuristics
+users apply today, and the tuner's choice, all measured with the same TrialPlan and memory
+budget. Also: per-worker memory growth of pylist vs pylist_numpy.
 
     PYTHONPATH=src python benchmarks/tuner_vs_grid.py --quick --json out.json
 """
@@ -68,9 +69,20 @@ def make_plan(quick: bool, step_ms: float, machine: MachineInfo) -> TrialPlan:
                      memory_limit=memory_limit)
 
 
-def make_grid(batch_size: int, machine: MachineInfo) -> Grid:
+def grid_workers(machine: MachineInfo, waits: bool) -> tuple[int, ...]:
+    """Every count up to 2 × the usable CPUs; for items that wait, on to 8 × them in steps of
+    powers of two and 1.5 × powers of two (…, 6, 8, 12, 16, …)."""
+    base = default_workers(machine)
+    if not waits:
+        return base
+    top = 8 * max(1, round(machine.usable_cpus))
+    more = {k for i in range(1, 12) for k in (2**i, 3 * 2 ** (i - 1)) if base[-1] < k <= top}
+    return (*base, *sorted(more))
+
+
+def make_grid(batch_size: int, machine: MachineInfo, waits: bool = False) -> Grid:
     pins = (False, True) if machine.accelerator is not None else (False,)
-    return Grid(batch_size=batch_size, workers=default_workers(machine), prefetch=(2, 4),
+    return Grid(batch_size=batch_size, workers=grid_workers(machine, waits), prefetch=(2, 4),
                 pin_memory=pins, persistent=(True,))
 
 
@@ -112,7 +124,7 @@ def run_case(case: Case, args: argparse.Namespace, machine: MachineInfo, plan: T
              heuristic_list: list[Heuristic], budget: Budget, console: Console,
              reports: list[WorkloadReport]) -> BaseException | None:
     """Run one case into ``reports``; return the user's interrupt, if any."""
-    grid = make_grid(case.batch_size(args.quick), machine)
+    grid = make_grid(case.batch_size(args.quick), machine, case.waits)
     configs = grid.configs()
     if too_little_time(budget, len(configs), reports):
         reports.append(WorkloadReport(case, args.quick, grid.batch_size,
@@ -123,6 +135,9 @@ def run_case(case: Case, args: argparse.Namespace, machine: MachineInfo, plan: T
     step_s = plan.step_ms / 1000.0 if plan.step_ms else None
     with SweepProgress(console, len(configs), title=case.name) as progress:
         case_plan = replace(plan, batches=case.batches(args.quick))
+        budget_bytes = case.memory_budget(args.quick)
+        if budget_bytes is not None:
+            case_plan = replace(case_plan, memory_limit=budget_bytes)
         run = WorkloadRun(case, args.quick, grid, case_plan, machine, heuristic_list, budget,
                           progress, step_s)
         try:
@@ -150,7 +165,8 @@ def payload(args: argparse.Namespace, machine: MachineInfo, plan: TrialPlan,
         "tune_available": getattr(loadertune, "tune_detailed", None) is not None,
         "machine": machine.to_dict(),
         "plan": plan.to_dict(),
-        "grid": {"workers": list(default_workers(machine)), "prefetch": [2, 4],
+        "grid": {"workers": list(default_workers(machine)),
+                 "workers_when_items_wait": list(grid_workers(machine, True)), "prefetch": [2, 4],
                  "pin_memory": [False, True] if machine.accelerator else [False],
                  "persistent_workers": [True]},
         "heuristics": [{"key": h.key, "title": h.title, "rule": h.rule,

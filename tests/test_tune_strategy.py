@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tune_helpers import MiB, failed, limits, result, run, workers_of
+from tune_helpers import MiB, failed, killed_at, limits, result, run, workers_of
 
 from loadertune.compare import beats, merge, pick, ties
 from loadertune.config import LoaderConfig
@@ -252,9 +252,150 @@ def test_any_single_peaked_curve_ends_near_its_best(peak: int, cpus: int, spread
     assert len(trials) <= 12
 
 
-@pytest.mark.parametrize("latency", [True, False])
-def test_rungs_end_at_the_cap(latency: bool) -> None:
-    sp = space(limits=limits(cpus=3, latency=48), latency_bound=latency)
-    rungs = sp.rungs()
-    assert rungs == sorted(rungs)
-    assert rungs[-1] == (48 if latency else 3)
+def test_rungs_end_at_the_cap() -> None:
+    sp = space(limits=limits(cpus=3, latency=48))
+    assert sp.rungs() == [0, 1, 2, 3, 6, 12, 24, 48]  # hits the CPUs, then doubles to the cap
+
+
+@pytest.mark.parametrize(("share", "first"), [(0.25, 16), (0.5, 8), (0.01, 32), (None, 32)])
+def test_the_probe_only_chooses_where_a_waiting_dataset_starts(share: float | None,
+                                                               first: int) -> None:
+    sp = space(limits=limits(cpus=3, latency=48), latency_bound=True, item_cpu_share=share)
+    assert sp.rungs()[0] == first and sp.rungs()[-1] == 48
+
+
+# --- the trials decide: measured CPU, memory walls, interleaved re-measures -----------------
+
+def test_climbs_past_the_cores_while_the_cpus_sit_idle() -> None:
+    """Mixed CPU work and waits: the probe called it CPU-bound, but w2 used 125% of 200%."""
+    rates = {0: 100.0, 1: 150.0, 2: 250.0, 3: 300.0, 4: 360.0, 6: 365.0, 8: 350.0}
+    cpu = {0: 70.0, 1: 90.0, 2: 125.0, 3: 150.0, 4: 180.0, 6: 190.0, 8: 195.0}
+    rec, trials = run(space(limits=limits(cpus=2, latency=32)),
+                      lambda c: result(c, rates[c.num_workers], cpu_percent=cpu[c.num_workers]))
+    assert 4 in workers_of(trials)
+    assert rec.config.num_workers == 4
+    assert "CPUs are saturated" in rec.reason and "180%" in rec.reason
+    assert 16 not in workers_of(trials)
+
+
+def test_stops_at_the_cores_when_the_trials_saturate_them() -> None:
+    rec, trials = run(space(limits=limits(cpus=2, latency=32)),
+                      lambda c: result(c, 100.0 * (1 + min(c.num_workers, 2)),
+                                       cpu_percent=min(95.0 * (1 + c.num_workers), 198.0)))
+    assert rec.config.num_workers == 2
+    assert max(workers_of(trials)) == 2
+    assert "CPUs are saturated" in rec.reason
+
+
+def test_a_waiting_dataset_climbs_until_the_cpus_fill() -> None:
+    """Items wait 6 ms and burn 1 ms: 2 cores fill at ~14 workers; w8 leaves them idle."""
+    def measure(c: LoaderConfig):
+        k = c.num_workers
+        rate = min(k / 0.007, 0.95 * 2 / 0.001)
+        return result(c, rate, cpu_percent=10.0 + rate * 0.001 * 100)
+
+    sp = space(limits=limits(cpus=2, latency=32), latency_bound=True, item_cpu_share=0.29)
+    rec, trials = run(sp, measure)
+    assert workers_of(trials)[:2] == [8, 16]
+    assert rec.config.num_workers >= 12
+    assert "CPUs are saturated" in rec.reason
+
+
+def test_a_memory_failure_is_a_wall_to_back_off_from() -> None:
+    """A 550 MiB per-worker cache against a 2 GiB budget: 3 workers fit, the first rung (16)
+    does not; the search must find 3, not answer num_workers=0."""
+    budget, main, cache = 2048 * MiB, 300 * MiB, 550 * MiB
+
+    def measure(c: LoaderConfig):
+        k = c.num_workers
+        if main + k * cache > budget:
+            return killed_at(c, budget, main)
+        return result(c, 100.0 + 300.0 * k, main=main, per_worker=cache, cpu_percent=30.0)
+
+    sp = space(limits=limits(cpus=2, memory=budget, latency=32), latency_bound=True,
+               item_cpu_share=0.1)
+    rec, trials = run(sp, measure)
+    assert rec.config.num_workers == 3
+    assert "3 workers is the most that fit" in rec.reason
+    assert len(trials) <= 8
+    assert main + rec.config.num_workers * cache <= budget
+
+
+def test_zero_workers_only_when_no_worker_count_fits_and_it_says_so() -> None:
+    budget, main = 400 * MiB, 300 * MiB
+
+    def measure(c: LoaderConfig):
+        if c.num_workers:
+            return killed_at(c, budget, main)
+        return result(c, 100.0, main=main)
+
+    sp = space(limits=limits(cpus=2, memory=budget, latency=32), latency_bound=True,
+               item_cpu_share=0.1)
+    rec, trials = run(sp, measure)
+    assert rec.config.num_workers == 0
+    assert 0 in workers_of(trials) and 1 in workers_of(trials)  # both measured
+    assert any("no worker count fits" in n for n in rec.notes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(per_worker=st.integers(min_value=10, max_value=900),
+       budget=st.integers(min_value=400, max_value=4000),
+       latency=st.booleans())
+def test_the_recommendation_never_exceeds_the_memory_budget(per_worker: int, budget: int,
+                                                           latency: bool) -> None:
+    main = 300 * MiB
+
+    def measure(c: LoaderConfig):
+        k = c.num_workers
+        if main + k * per_worker * MiB > budget * MiB:
+            return killed_at(c, budget * MiB, main)
+        return result(c, 100.0 + 50.0 * k, main=main, per_worker=per_worker * MiB,
+                      cpu_percent=20.0 * (1 + k) if latency else None)
+
+    sp = space(limits=limits(cpus=2, memory=budget * MiB, latency=32), latency_bound=latency,
+               item_cpu_share=0.1)
+    rec, _ = run(sp, measure)
+    assert main + rec.config.num_workers * per_worker * MiB <= budget * MiB
+
+
+def test_noisy_single_worker_does_not_end_the_climb_early() -> None:
+    """GIL-bound items: w1 is slow and noisy, w2 is 1.3x w0; extrapolating from w1 at the
+    low end of its noise must not stop the climb before w2 is measured."""
+    rates = {0: 100.0, 1: 47.0, 2: 130.0}
+    rec, trials = run(space(limits=limits(cpus=2)),
+                      lambda c: result(c, rates[c.num_workers], spread=0.18,
+                                       cpu_percent=100.0 * min(c.num_workers, 2)))
+    assert 2 in workers_of(trials)
+    assert rec.config.num_workers == 2
+
+
+def test_a_busy_main_process_ends_the_climb() -> None:
+    rec, trials = run(space(limits=limits(cpus=8)),
+                      lambda c: result(c, 100.0 * (1 + min(c.num_workers, 2)),
+                                       cpu_percent=150.0, cpu_main=97.0))
+    assert max(workers_of(trials)) <= 4
+    assert "main process is the bottleneck" in rec.reason
+
+
+def test_undecided_contenders_are_measured_again_in_turn_abba() -> None:
+    calls: dict[int, int] = {}
+
+    def measure(c: LoaderConfig):
+        k = c.num_workers
+        calls[k] = calls.get(k, 0) + 1
+        return result(c, {0: 100.0, 1: 120.0, 2: 131.0}[k], spread=0.12, cpu_percent=190.0)
+
+    rec, trials = run(space(limits=limits(cpus=2)), measure)
+    repeats = workers_of(trials)[3:]
+    assert workers_of(trials)[:3] == [0, 1, 2]
+    assert repeats == [2, 1]  # A B B A: the later one first
+    assert any("beats" in n or "within" in n for n in rec.notes)
+
+
+def test_the_margin_is_reported_with_its_windows() -> None:
+    rates = {0: 100.0, 1: 110.0, 2: 200.0}
+    rec, _ = run(space(limits=limits(cpus=2)),
+                 lambda c: result(c, rates[c.num_workers], cpu_percent=190.0))
+    note = rec.notes[0]
+    assert note.startswith("w2 pf2 persist beats w1 pf2 persist by 1.82×")
+    assert "over 3/3 windows" in note

@@ -31,6 +31,9 @@ def small(name: str, tmp_path: Path) -> Dataset:
         "pylist": lambda: workloads.pylist(29),
         "pylist_numpy": lambda: workloads.pylist_numpy(29),
         "iterable": lambda: workloads.iterable(31, features=4),
+        "mixed": lambda: workloads.mixed(23, cpu_ms=0.05, wait_ms=0.5),
+        "worker_cache": lambda: workloads.worker_cache(19, cache_mb=1, wait_ms=0.1),
+        "tokenize": lambda: workloads.tokenize(17, words=40, length=32),
     }
     return factories[name]()
 
@@ -41,6 +44,9 @@ def check_item(name: str, item: Any) -> None:
         assert item.dim() == 1 and item.numel() == int(0.01 * 2**20) // 4
         return
     data, label = item
+    if name == "tokenize":
+        assert data.dtype == torch.int64 and data.shape == (32,) and int(data.min()) >= 0
+        return
     assert isinstance(data, torch.Tensor) and data.dtype == torch.float32
     assert isinstance(label, int)
     assert torch.isfinite(data).all()
@@ -51,7 +57,8 @@ def check_item(name: str, item: Any) -> None:
 
 def test_every_name_is_listed_and_loadable_as_a_spec() -> None:
     assert set(workloads.NAMES) == {"jpeg", "remote", "tiny", "bigtensor", "pylist",
-                                    "pylist_numpy", "iterable"}
+                                    "pylist_numpy", "iterable", "mixed", "worker_cache",
+                                    "tokenize"}
     loaded = load_dataset("loadertune.workloads:tiny")
     assert len(loaded.dataset) == 100_000
 
@@ -79,7 +86,7 @@ def test_loads_through_a_dataloader(name: str, workers: int, tmp_path: Path) -> 
     seen = 0
     for batch in loader:
         first = batch if isinstance(batch, torch.Tensor) else batch[0]
-        assert first.dtype == torch.float32
+        assert first.dtype == (torch.int64 if name == "tokenize" else torch.float32)
         seen += int(first.shape[0])
     assert seen == len(dataset)  # type: ignore[arg-type]
 
@@ -151,3 +158,31 @@ def test_pylist_workers_grow_and_pylist_numpy_workers_do_not() -> None:
     # (measured: ~100 MiB), the numpy one almost nothing (~1 MiB). Without the freeze, a full
     # collection in either worker would copy another ~35 MiB of the interpreter's objects.
     assert list_growth - numpy_growth > 40 * mib, (list_growth / mib, numpy_growth / mib)
+
+
+def test_mixed_items_wait_for_a_share_of_the_indices_only() -> None:
+    ds = workloads.mixed(1000, cpu_ms=0.01, wait_ms=1.0, wait_share=0.3)
+    from loadertune.workloads.mixed import _mix
+
+    waiting = sum((_mix(i) % 1000) < 300 for i in range(len(ds)))
+    assert 250 < waiting < 350  # about the share asked for, fixed per index
+    assert torch.equal(ds[5][0], ds[5][0])
+
+
+def test_worker_cache_is_private_to_each_process_and_never_pickled() -> None:
+    import pickle
+
+    ds = workloads.worker_cache(10, cache_mb=2, wait_ms=0.0)
+    ds[0]
+    assert ds._cache is not None and ds._cache.nbytes == 2 * 2**20
+    copy = pickle.loads(pickle.dumps(ds))
+    assert copy._cache is None  # a worker under spawn builds its own
+    ds._owner = -1              # as seen from a forked worker: another pid
+    assert ds.cache() is not None and ds._owner == os.getpid()
+
+
+def test_tokenize_is_deterministic_and_uses_the_vocabulary() -> None:
+    ds = workloads.tokenize(5, words=50, length=64)
+    first, again = ds[3][0], ds[3][0]
+    assert torch.equal(first, again)
+    assert int((first > 1).sum()) > 32  # known subwords, not the unknown id

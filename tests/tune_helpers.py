@@ -23,7 +23,7 @@ def limits(cpus: int = 8, memory: int = 64 * 2**30, latency: int | None = None,
 
 def result(config: LoaderConfig, rate: float, spread: float = 0.02, main: int = 200 * MiB,
            per_worker: int = 20 * MiB, step_s: float | None = None,
-           cpu_percent: float | None = None) -> TrialResult:
+           cpu_percent: float | None = None, cpu_main: float | None = None) -> TrialResult:
     k = config.num_workers
     bps = rate / config.batch_size
     memory = MemoryStats(total_pss=main + k * per_worker, main_pss=main,
@@ -31,11 +31,23 @@ def result(config: LoaderConfig, rate: float, spread: float = 0.02, main: int = 
     return TrialResult(config=config, samples_per_s=rate, batches_per_s=bps, spread=spread,
                        repeats=[rate * (1 - spread / 2), rate, rate * (1 + spread / 2)],
                        first_batch_s=0.05 + 0.02 * k, batches=100, samples=100 * config.batch_size,
-                       memory=memory, wall_s=2.0, step_s=step_s, cpu_percent=cpu_percent)
+                       memory=memory, wall_s=2.0, step_s=step_s, cpu_percent=cpu_percent,
+                       cpu_percent_main=cpu_main)
 
 
-def failed(config: LoaderConfig, kind: str = "memory_limit") -> TrialResult:
-    return TrialResult(config=config, failure=TrialFailure(kind, "synthetic failure"))
+def failed(config: LoaderConfig, kind: str = "memory_limit",
+           memory: MemoryStats | None = None) -> TrialResult:
+    return TrialResult(config=config, failure=TrialFailure(kind, "synthetic failure"),
+                       memory=memory or MemoryStats())
+
+
+def killed_at(config: LoaderConfig, budget: int, main: int) -> TrialResult:
+    """A trial stopped at the memory budget while its workers were still growing."""
+    k = config.num_workers
+    each = (budget - main) // max(k, 1)
+    memory = MemoryStats(total_pss=budget, main_pss=main, worker_uss=[each] * k,
+                         worker_pss=[each] * k)
+    return failed(config, "memory_limit", memory)
 
 
 def run(space: Space, measure: Callable[[LoaderConfig], TrialResult],

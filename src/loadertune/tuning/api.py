@@ -59,7 +59,8 @@ class Prepared:
                      start_method=self.start_method,
                      worker_start_method=self.start_method or self.machine.start_method,
                      main_estimate=_own_memory(), dataset_len=self.loaded.length(),
-                     item_wall_s=probe.wall_s if probe.items else None)
+                     item_wall_s=probe.wall_s if probe.items else None,
+                     item_cpu_share=probe.cpu_share if probe.items else None)
 
 
 def _step_plan(step: Step, step_kind: str) -> tuple[Callable[[Any], Any] | None, TrialPlan]:

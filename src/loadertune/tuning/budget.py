@@ -70,6 +70,13 @@ class MemoryModel:
     def predict(self, num_workers: int) -> int:
         return self.main + num_workers * self.per_worker
 
+    def most_workers(self, budget: int, cap: int) -> int:
+        """The most workers (at most ``cap``) predicted to fit ``budget``; 0 when none does."""
+        room = budget - self.main
+        if room < self.per_worker:
+            return 0
+        return min(room // max(self.per_worker, 1), cap)
+
     def explain(self, num_workers: int) -> str:
         how = "measured" if self.measured else "assumed (no worker measured yet)"
         grows = f", {format_bytes(self.growth)} of it projected growth" if self.growth else ""

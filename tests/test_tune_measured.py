@@ -1,0 +1,47 @@
+"""The trials decide, end to end on real datasets: a memory wall is backed off from, and the
+climb goes past the cores while the measured CPUs sit idle (assertions about behaviour, not
+timings; the benchmark measures quality)."""
+
+from __future__ import annotations
+
+import loadertune
+from loadertune.machine import collect
+from loadertune.workloads import mixed, tiny, worker_cache
+
+MiB = 2**20
+
+
+def test_a_memory_failure_is_backed_off_from_not_answered_with_zero_workers() -> None:
+    """Each worker builds a private 80 MiB cache on first use; items wait 4 ms, so many
+    workers would pay, but the budget holds only about two of them."""
+    baseline = loadertune.tune_detailed(tiny(2_000), 64, store=False, max_workers=0)
+    main = baseline.trials[0].memory.total
+    budget = main + 250 * MiB
+    dataset = worker_cache(400, cache_mb=80, wait_ms=4.0)
+    result = loadertune.tune_detailed(dataset, 8, memory_budget=budget, store=False,
+                                      budget_s=150)
+    failures = [t for t in result.trials if t.failure is not None]
+    assert any(t.failure.kind == "memory_limit" for t in failures), result.trials
+    assert result.config.num_workers >= 1, result.reason
+    chosen = next(t for t in result.trials if t.ok and t.config == result.config)
+    assert chosen.memory.total <= budget
+    wall = min(t.config.num_workers for t in failures)
+    assert result.config.num_workers < wall
+    tried = {t.config.num_workers for t in result.trials}
+    assert len(tried & set(range(1, wall))) >= 1  # measured below the wall, not predicted
+    assert "memory budget" in result.reason or any("memory" in n for n in result.notes)
+
+
+def test_climbs_past_the_cores_while_the_trials_leave_them_idle() -> None:
+    """Mixed items: mostly CPU work (the probe calls them CPU-bound), a third also wait, so
+    as many workers as cores leave CPU time unused; the search must measure past them."""
+    cpus = collect().usable_cpus
+    dataset = mixed(1_500, cpu_ms=1.0, wait_ms=6.0, wait_share=0.4)
+    result = loadertune.tune_detailed(dataset, 8, store=False, budget_s=150,
+                                      max_workers=4 * round(cpus) + 4)
+    at_cores = [t for t in result.trials if t.ok and t.config.num_workers == round(cpus)]
+    beyond = [t for t in result.trials if t.config.num_workers > cpus]
+    if at_cores and at_cores[0].cpu_percent is not None:
+        idle = at_cores[0].cpu_percent < 0.85 * 100 * cpus
+        assert bool(beyond) == idle, [(t.config.label(), t.cpu_percent) for t in at_cores]
+    assert beyond, [t.config.label() for t in result.trials]
