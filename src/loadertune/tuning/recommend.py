@@ -131,7 +131,8 @@ def _extras_notes(space: Space, results: Sequence[TrialResult],
     if start is not None:
         steady = 1 / best.batches_per_s if best.batches_per_s else 0.0
         cost = max(start - steady, 0.0)
-        notes.append(f"persistent_workers=True: starting {c.num_workers} workers costs "
+        notes.append(f"persistent_workers=True: starting {c.num_workers} "
+                     f"worker{'s' if c.num_workers > 1 else ''} costs "
                      f"~{cost:.2f} s per epoch (measured time to first batch), paid once "
                      "instead of every epoch")
     if saturated(best):

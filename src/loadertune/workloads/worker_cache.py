@@ -35,9 +35,9 @@ class WorkerCacheDataset(Dataset):
     def cache(self) -> np.ndarray:
         """This process's cache, built (every page written) on first use."""
         if self._cache is None or self._owner != os.getpid():
-            cache = np.empty(self.cache_bytes // 8, dtype=np.int64)
-            cache[:] = np.arange(cache.size, dtype=np.int64) % 9973
-            self._cache, self._owner = cache, os.getpid()
+            # np.full writes every page in place: the cache is resident, with no temporary
+            self._cache = np.full(self.cache_bytes // 8, os.getpid() % 9973, dtype=np.int64)
+            self._owner = os.getpid()
         return self._cache
 
     def __getitem__(self, index: int) -> tuple[torch.Tensor, int]:
