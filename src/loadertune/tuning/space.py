@@ -64,10 +64,11 @@ class Space:
         return min(max(want, 2 * self.cpus), self.cap)
 
     def next_rung(self, k: int) -> int:
-        """The rung above ``k``: doubling up to the CPUs (hitting them exactly), then doubling
+        """The rung above ``k``: 0 -> 2 (one worker is measured only when the refine phase
+        finds it might keep up), doubling up to the CPUs (hitting them exactly), then doubling
         on to the cap."""
         if k < self.cpus:
-            return min(max(2 * k, 1), self.cpus, self.cap)
+            return min(max(2 * k, 2), self.cpus, self.cap)
         return min(2 * k, self.cap)
 
     def rungs(self) -> list[int]:

@@ -70,6 +70,7 @@ def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
         hi = measured[min(above)]
         mid = (b + hi.config.num_workers) // 2
         if (mid not in measured and (not hi.ok or beats(best, hi))
+                and (b > 0 or mid * one_worker_max(best) > rate(best) * (1 + noise(best)))
                 and over_budget(space, results, mid) is None):
             return Decision(space.config(mid), "refine",
                             f"the peak may lie between {b} and {hi.config.num_workers} workers")
@@ -81,7 +82,7 @@ def _hope(measured: dict[int, TrialResult], lo: TrialResult, mid: int) -> float:
     the slope below ``lo`` where one is measured (throughput curves are concave)."""
     lo_k = lo.config.num_workers
     if lo_k == 0:
-        return float("inf")
+        return mid * one_worker_max(lo) * (1 + noise(lo))
     linear = rate(lo) * mid / lo_k
     lower = [r for k, r in measured.items() if k < lo_k and r.ok]
     if lower:
@@ -89,6 +90,17 @@ def _hope(measured: dict[int, TrialResult], lo: TrialResult, mid: int) -> float:
         slope = (rate(lo) - rate(lo2)) / (lo_k - lo2.config.num_workers)
         linear = min(linear, rate(lo) + max(slope, 0.0) * (mid - lo_k))
     return linear * (1 + noise(lo))
+
+
+def one_worker_max(w0: TrialResult) -> float:
+    """The most samples/s one worker can supply, measured by num_workers=0: the main process
+    loaded each batch alone between steps, as a worker does without competing for the CPUs
+    (and a worker also pickles what it loads)."""
+    bps = w0.batches_per_s
+    if not w0.ok or not bps:
+        return float("inf")
+    load_s = 1 / bps - (w0.step_s or 0.0)
+    return w0.config.batch_size / load_s if load_s > 0 else float("inf")
 
 
 def prefetch_futile(space: Space, r: TrialResult) -> str | None:
@@ -170,6 +182,9 @@ def remeasure(space: Space, trials: Sequence[TrialResult]) -> Decision | None:
 def next_config(space: Space, results: Sequence[TrialResult]) -> Decision:
     """The next config to measure, or a Decision with ``config=None`` and the reason."""
     trials = results
+    again = remeasure(space, trials)
+    if again is not None and len(merge(trials)) < len(trials):
+        return again  # an A B B A re-measure under way finishes before anything else
     results = merge(trials)
     step = climb(space, results)
     if step.config is not None:
