@@ -100,6 +100,7 @@ class TuneOutcome:
     budget_s: float | None = None
     measured: Measured | None = None
     rematch: Rematch | None = None
+    again: list[Repeat] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = {k: getattr(self, k) for k in ("status", "note", "kwargs", "tuning_s",
@@ -107,7 +108,29 @@ class TuneOutcome:
                                               "from_store", "budget_s")}
         data["measured"] = self.measured.to_dict() if self.measured else None
         data["rematch"] = self.rematch.to_dict() if self.rematch else None
+        data["again"] = [a.to_dict() for a in self.again]
         return data
+
+
+@dataclass
+class Repeat:
+    """The same tune run again: its pick, and (when it differs from the first run's) both
+    picks measured in turn; ``ratio`` is this run's pick over the first run's."""
+
+    label: str
+    kwargs: dict[str, Any]
+    tuning_s: float
+    rematch: Rematch | None = None
+
+    def ratio(self) -> float | None:
+        if self.rematch is None:
+            return 1.0
+        return self.rematch.ratio()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "kwargs": self.kwargs, "tuning_s": self.tuning_s,
+                "rematch": self.rematch.to_dict() if self.rematch else None,
+                "ratio_to_first_run": self.ratio()}
 
 
 @dataclass
@@ -201,10 +224,10 @@ class WorkloadRun:
 
     def __init__(self, case: Case, quick: bool, grid: Grid, plan: TrialPlan,
                  machine: MachineInfo, heuristics: list[Heuristic], budget: Budget,
-                 progress: SweepProgress, step_s: float | None) -> None:
+                 progress: SweepProgress, step_s: float | None, tune_runs: int = 1) -> None:
         self.case, self.quick, self.grid, self.plan = case, quick, grid, plan
         self.machine, self.heuristic_list, self.budget = machine, heuristics, budget
-        self.progress, self.step_s = progress, step_s
+        self.progress, self.step_s, self.tune_runs = progress, step_s, tune_runs
         self.report = WorkloadReport(case, quick, grid.batch_size, plan=plan)
         self.extra = 0
 
@@ -255,28 +278,34 @@ class WorkloadRun:
         self.progress.on_done(done - 1, result)
         return result
 
-    def _tune(self, dataset: Any, source: DatasetSource) -> TuneOutcome:
-        tune_detailed = getattr(loadertune, "tune_detailed", None)
-        if tune_detailed is None:
-            return TuneOutcome("unavailable", TUNE_MISSING)
+    def _run_tune(self, dataset: Any) -> tuple[Any, float, float | None]:
+        """One fresh tune (its own empty history): the result, its wall time, its budget."""
+        tune_detailed = loadertune.tune_detailed
         budget_s = None if self.budget.seconds is None else max(10.0, self.budget.remaining())
-        max_workers = max(self.grid.workers)
         self.progress.progress.reset(self.progress.trial, total=None,
                                      description="  loadertune tune")
         with tempfile.TemporaryDirectory(prefix="loadertune-bench-") as tmp:
             started = time.monotonic()
-            try:
-                tuned = tune_detailed(dataset, self.grid.batch_size, step=self.step_s,
-                                      budget_s=budget_s, max_workers=max_workers,
-                                      memory_budget=self.plan.memory_limit,
-                                      store=os.fspath(Path(tmp) / "store.sqlite"), fresh=True)
-            except Exception as err:
-                return TuneOutcome("failed", f"tune raised {type(err).__name__}: {err}",
-                                   budget_s=budget_s)
-            wall = time.monotonic() - started
+            tuned = tune_detailed(dataset, self.grid.batch_size, step=self.step_s,
+                                  budget_s=budget_s, max_workers=max(self.grid.workers),
+                                  memory_budget=self.plan.memory_limit,
+                                  store=os.fspath(Path(tmp) / "store.sqlite"), fresh=True)
+            return tuned, time.monotonic() - started, budget_s
+
+    def _config(self, tuned: Any) -> LoaderConfig:
         config = tuned.config
         if config.batch_size != self.grid.batch_size:
             config = config.with_(batch_size=self.grid.batch_size)
+        return config
+
+    def _tune(self, dataset: Any, source: DatasetSource) -> TuneOutcome:
+        if getattr(loadertune, "tune_detailed", None) is None:
+            return TuneOutcome("unavailable", TUNE_MISSING)
+        try:
+            tuned, wall, budget_s = self._run_tune(dataset)
+        except Exception as err:
+            return TuneOutcome("failed", f"tune raised {type(err).__name__}: {err}")
+        config = self._config(tuned)
         outcome = TuneOutcome("ok", "", kwargs=dict(tuned.kwargs), tuning_s=wall,
                               reported_s=getattr(tuned, "seconds", None),
                               reason=str(getattr(tuned, "reason", "")),
@@ -288,7 +317,20 @@ class WorkloadRun:
         if (best is not None and outcome.measured.result.ok
                 and best.config.to_kwargs() != config.to_kwargs()):
             outcome.rematch = self._rematch(source, config, best.config)
+        for _ in range(self.tune_runs - 1):
+            outcome.again.append(self._again(dataset, source, config))
         return outcome
+
+    def _again(self, dataset: Any, source: DatasetSource, first: LoaderConfig) -> Repeat:
+        """Tune once more; when the pick differs, measure both picks in turn."""
+        tuned, wall, _ = self._run_tune(dataset)
+        config = self._config(tuned)
+        repeat = Repeat(config.label(), dict(tuned.kwargs), wall)
+        self.progress.console.print(f"  tuned again: {config.label()} in {wall:.1f} s",
+                                    highlight=False)
+        if config.to_kwargs() != first.to_kwargs():
+            repeat.rematch = self._rematch(source, config, first)
+        return repeat
 
     def _rematch(self, source: DatasetSource, tuned: LoaderConfig,
                  best: LoaderConfig) -> Rematch:

@@ -49,6 +49,10 @@ def throughput_table(reports: Sequence[WorkloadReport], heuristics: Sequence[Heu
         if tuned.measured is not None:
             tuned_text = _rate(tuned.measured.result) + ("=" if tuned.measured.reused else "")
             tuned_text += f"\n{tuned.measured.result.config.label()}"
+            for i, again in enumerate(tuned.again, start=2):
+                ratio = again.ratio()
+                tuned_text += (f"\nrun {i}: {again.label}"
+                               + (f" ({ratio:.2f}×)" if ratio is not None else ""))
         else:
             tuned_text = tuned.note
         quality = r.ratio(tuned.measured.result) if tuned.measured else None

@@ -55,6 +55,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              f"{QUICK_BUDGET_S:g} with --quick, none otherwise]")
     parser.add_argument("--step-ms", type=float, default=0.0,
                         help="simulated CPU-bound training step per batch, in ms [default: 0]")
+    parser.add_argument("--tune-runs", type=int, default=1, metavar="N",
+                        help="tune N times per workload; a pick that differs from the first "
+                             "run's is measured against it in turn (stability) [default: 1]")
     parser.add_argument("--no-growth", action="store_true",
                         help="skip the pylist vs pylist_numpy memory-growth section")
     return parser.parse_args(argv)
@@ -139,7 +142,7 @@ def run_case(case: Case, args: argparse.Namespace, machine: MachineInfo, plan: T
         if budget_bytes is not None:
             case_plan = replace(case_plan, memory_limit=budget_bytes)
         run = WorkloadRun(case, args.quick, grid, case_plan, machine, heuristic_list, budget,
-                          progress, step_s)
+                          progress, step_s, tune_runs=max(args.tune_runs, 1))
         try:
             reports.append(run.run())
         except KeyboardInterrupt as err:

@@ -168,3 +168,29 @@ def test_a_failing_tuner_is_reported_not_faked(monkeypatch: pytest.MonkeyPatch) 
 def test_unknown_workload_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert tuner_vs_grid.main(["--workloads", "nope", "--no-growth"]) == 2
     assert "unknown workload" in capsys.readouterr().err
+
+
+def test_a_second_tune_run_that_picks_otherwise_is_measured_against_the_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    picks = iter([2, 1])
+
+    def tune_detailed(dataset: Any, batch_size: int, **kwargs: Any) -> FakeTuned:
+        config = LoaderConfig(num_workers=next(picks), batch_size=batch_size,
+                              prefetch_factor=2, persistent_workers=True)
+        return FakeTuned(config, config.to_kwargs())
+
+    monkeypatch.setattr(loadertune, "tune_detailed", tune_detailed, raising=False)
+    run = workload_run({0: 100.0, 1: 150.0, 2: 200.0})
+    run.tune_runs = 2
+    order: list[int] = []
+
+    def fresh_trial(source: DatasetSource, config: LoaderConfig) -> TrialResult:
+        order.append(config.num_workers)
+        return fake(config, 180.0 if config.num_workers == 1 else 200.0)
+
+    monkeypatch.setattr(run, "_fresh_trial", fresh_trial)
+    run.report.tuned = run._tune(tiny(10), DatasetSource(dataset=tiny(10)))
+    [again] = run.report.tuned.again
+    assert again.label == "w1 pf2 persist" and order == [1, 2, 2, 1]
+    assert again.ratio() == pytest.approx(0.9)
+    assert run.report.to_dict()["tuned"]["again"][0]["ratio_to_first_run"] == pytest.approx(0.9)
