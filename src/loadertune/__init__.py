@@ -12,13 +12,17 @@ __all__ = ["ConfigError", "DatasetSpecError", "LoaderConfig", "LoadertuneError",
            "__version__", "tune", "tune_detailed"]
 
 if TYPE_CHECKING:
+    from loadertune.autotune import autotune as autotune
     from loadertune.watch import watch as watch
 
 
 def __getattr__(name: str) -> Any:
-    """``loadertune.watch`` on first use: it imports torch, which ``import loadertune`` avoids."""
-    if name == "watch":
-        import importlib
+    """``loadertune.watch`` / ``loadertune.autotune`` on first use: they import torch, which
+    ``import loadertune`` avoids."""
+    import importlib
 
+    if name == "watch":
         return importlib.import_module("loadertune.watch")  # a module you can call: watch(loader)
+    if name == "autotune":
+        return importlib.import_module("loadertune.autotune")  # callable: autotune(loader)
     raise AttributeError(f"module 'loadertune' has no attribute {name!r}")

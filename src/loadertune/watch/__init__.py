@@ -10,27 +10,11 @@ worker's fetch times, and a verdict with the num_workers to use. Modules, one jo
 ``sinks`` (TensorBoard), ``watcher`` (the wrapper that ties them).
 """
 
-import sys
-import types
-from collections.abc import Iterable
-from typing import Any, TypeVar
-
+from loadertune.callable_module import make_callable
 from loadertune.watch.summary import RankInfo, WatchSummary, WorkerSummary
 from loadertune.watch.verdict import Verdict
 from loadertune.watch.watcher import Watcher, watch
 
 __all__ = ["RankInfo", "Verdict", "WatchSummary", "Watcher", "WorkerSummary", "watch"]
 
-T = TypeVar("T")
-
-
-class _CallableModule(types.ModuleType):
-    """``loadertune.watch`` names both this package and the function; calling it calls
-    :func:`watch`, so ``loadertune.watch(loader)`` and ``loadertune.watch.WatchSummary`` both
-    work whichever way the name was imported."""
-
-    def __call__(self, loader: Iterable[T], **kwargs: Any) -> Watcher[T]:
-        return watch(loader, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+make_callable(__name__, watch)

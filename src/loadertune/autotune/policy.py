@@ -1,0 +1,169 @@
+"""When to change the loader, and to what: a pure function of the windows measured so far.
+
+A window is a run of batches at one setting, after its workers have warmed up: how long the
+loop waited for data and how long its step took, the throughput, the process tree's CPU and
+memory. The rules, in order:
+
+1. **memory** — the tree is past the budget: shrink to the most workers the measured per-worker
+   memory says fit.
+2. **judge a trial** — the window just measured is the first at a setting tried by rule 3 or 4:
+   a grow stays only if it raised throughput beyond the noise; a shrink only if the loop still
+   hardly waits and throughput held. Otherwise back to the previous setting, and the rejected
+   one is never tried again.
+3. **grow** — the loop waits for data more than ``STARVED`` of the time: more workers (as many
+   as would end the wait if throughput scaled with them, x1.5 to x4 a step), or once more
+   workers are known not to help, a deeper prefetch.
+4. **shrink** — the loop almost never waits: fewer workers (/1.5), giving memory and cores
+   back to the step, as long as that keeps it fed.
+5. otherwise keep the setting.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from loadertune.autotune.rebuild import Knobs
+
+STARVED = 0.10      # the loop waits for data this share of its time: grow
+FED = 0.02          # ...below this share: try fewer workers
+KEEP_FED = 0.05     # a shrink stays while the wait share stays below this
+GAIN = 0.05         # a grow must raise throughput by this much to stay
+HOLD = 0.97         # a shrink must keep this share of the throughput
+MAX_PREFETCH = 8
+TRIALS = ("grow", "shrink", "prefetch")
+
+
+@dataclass(frozen=True)
+class Window:
+    """Measured batches at one setting (warm-up excluded)."""
+
+    knobs: Knobs
+    kind: str               # why this setting runs: start | grow | shrink | prefetch | revert...
+    batches: int
+    wait_s: float
+    step_s: float
+    wall_s: float
+    memory: int | None = None         # PSS of main + workers, bytes
+    worker_memory: int | None = None  # the largest worker's PSS
+    first: bool = True                # the first window at this setting since it was set
+
+    @property
+    def wait_share(self) -> float:
+        busy = self.wait_s + self.step_s
+        return self.wait_s / busy if busy > 0 else 0.0
+
+    @property
+    def rate(self) -> float:
+        """Batches per second of the loop."""
+        return self.batches / self.wall_s if self.wall_s > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class Bounds:
+    min_workers: int
+    max_workers: int
+    memory_budget: int | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The setting to switch to (None: keep), the kind of change, and why."""
+
+    knobs: Knobs | None
+    kind: str
+    why: str
+
+
+def grow(k: int, wait_share: float) -> int:
+    """More workers for a loop that waits ``wait_share`` of its time: as many as would remove
+    the wait if throughput scaled with workers (k / (1 - share)), by x1.5 to x4 a step."""
+    factor = min(max(1 / max(1 - wait_share, 1e-3), 1.5), 4.0)
+    return max(k + 1, math.ceil(max(k, 1) * factor))
+
+
+def shrink(k: int) -> int:
+    return min(k - 1, math.floor(k / 1.5))
+
+
+def decide(windows: Sequence[Window], bounds: Bounds, rejected: frozenset[Knobs]) -> Verdict:
+    """The next change after ``windows`` (oldest first; the last is the current setting)."""
+    cur = windows[-1]
+    k = cur.knobs.num_workers
+    memory = _memory(cur, bounds)
+    if memory is not None:
+        return memory
+    if cur.first and cur.kind in TRIALS and len(windows) >= 2:
+        before = _last_at(windows, lambda w: w.knobs != cur.knobs)
+        if before is not None:
+            kept = _judge(cur, before)
+            if kept is not None:
+                return kept
+    share = cur.wait_share
+    if share > STARVED:
+        up = Knobs(grow(k, share), cur.knobs.prefetch_factor if k else None)
+        if up.num_workers <= bounds.max_workers and up not in rejected and _fits(cur, up, bounds):
+            return Verdict(up, "grow", f"the loop waited {100 * share:.0f}% of its time for "
+                           f"data with {cur.knobs.label()}: trying {up.label()}")
+        pf = (cur.knobs.prefetch_factor or 2) * 2
+        deeper = Knobs(k, pf)
+        if k and pf <= MAX_PREFETCH and deeper not in rejected:
+            return Verdict(deeper, "prefetch", f"the loop waited {100 * share:.0f}% of its "
+                           f"time and more workers did not help: trying {deeper.label()}")
+        return Verdict(None, "keep", f"the loop waits {100 * share:.0f}% of its time, and "
+                       "no setting left to try helps")
+    if share < FED and k > bounds.min_workers:
+        down = Knobs(max(shrink(k), bounds.min_workers), cur.knobs.prefetch_factor)
+        if down.num_workers == 0:
+            down = Knobs(0)
+        if down not in rejected:
+            return Verdict(down, "shrink", f"the loop waited only {100 * share:.1f}% of its "
+                           f"time with {cur.knobs.label()}: trying {down.label()}")
+    return Verdict(None, "keep", f"{cur.knobs.label()}: the loop waits "
+                   f"{100 * share:.1f}% of its time")
+
+
+def _last_at(windows: Sequence[Window], match) -> Window | None:  # type: ignore[no-untyped-def]
+    for w in reversed(windows):
+        if match(w):
+            return w
+    return None
+
+
+def _judge(cur: Window, before: Window) -> Verdict | None:
+    """Undo a trial that did not pay (the rejected setting is never tried again)."""
+    if cur.kind in ("grow", "prefetch"):
+        if cur.rate > before.rate * (1 + GAIN):
+            return None
+        return Verdict(before.knobs, "revert", f"{cur.knobs.label()} gave {cur.rate:,.1f} "
+                       f"batches/s vs {before.rate:,.1f} with {before.knobs.label()}: no gain, "
+                       "back")
+    if cur.wait_share < KEEP_FED and cur.rate >= before.rate * HOLD:
+        return None
+    return Verdict(before.knobs, "revert", f"{cur.knobs.label()} let the loop wait "
+                   f"{100 * cur.wait_share:.0f}% ({cur.rate:,.1f} batches/s vs "
+                   f"{before.rate:,.1f}): back to {before.knobs.label()}")
+
+
+def _fits(cur: Window, up: Knobs, bounds: Bounds) -> bool:
+    """``up`` is predicted to stay in the memory budget (measured per-worker memory)."""
+    if bounds.memory_budget is None or cur.memory is None:
+        return True
+    k = cur.knobs.num_workers
+    per = cur.worker_memory or 0
+    main = cur.memory - k * per
+    return main + up.num_workers * per <= bounds.memory_budget
+
+
+def _memory(cur: Window, bounds: Bounds) -> Verdict | None:
+    budget = bounds.memory_budget
+    if budget is None or cur.memory is None or cur.memory <= budget:
+        return None
+    k = cur.knobs.num_workers
+    per = max(cur.worker_memory or 0, 1)
+    main = cur.memory - k * per
+    fit = max(min((budget - main) // per, k - 1), 0)
+    return Verdict(Knobs(fit, cur.knobs.prefetch_factor if fit else None), "memory",
+                   f"{cur.knobs.label()} holds {cur.memory / 2**20:,.0f} MiB, over the "
+                   f"{budget / 2**20:,.0f} MiB budget: {fit} workers fit")
