@@ -30,7 +30,7 @@ from loadertune.bench import default_workers
 from loadertune.cli.console import stdout_console
 from loadertune.cli.progress import SweepProgress
 from loadertune.interrupts import exit_code, sigterm_as_interrupt
-from loadertune.machine import MachineInfo
+from loadertune.machine import MachineInfo, default_memory_budget
 from loadertune.report.jsonio import write_json
 from loadertune.sweep import Grid
 from loadertune.trial import TrialPlan
@@ -60,7 +60,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def make_plan(quick: bool, step_ms: float, machine: MachineInfo) -> TrialPlan:
-    memory_limit = int(machine.memory_available * 0.8)
+    memory_limit = default_memory_budget(machine)
     if quick:
         return TrialPlan(batches=4, repeats=3, max_repeats=4, timeout_s=60.0, step_ms=step_ms,
                          memory_limit=memory_limit)
@@ -78,7 +78,7 @@ def caption(machine: MachineInfo, plan: TrialPlan, tune_available: bool) -> str:
     quota = f", cgroup quota {machine.cgroup_cpu_quota:g}" if machine.cgroup_cpu_quota else ""
     tune = "" if tune_available else f" tuned: {TUNE_MISSING} on this branch, so no number."
     return (f"{machine.logical_cpus} logical CPUs (affinity {machine.affinity_cpus}{quota}), "
-            f"{format_bytes(machine.memory_available)} free, torch {machine.torch}. Each cell: "
+            f"{format_bytes(machine.memory_room)} free, torch {machine.torch}. Each cell: "
             f"median samples/s of ≥{plan.repeats} windows after warm-up"
             f"{f', step {plan.step_ms:g} ms' if plan.step_ms else ', no training step'}. "
             "Heuristics set num_workers only (prefetch 2, persistent workers on, no pinning, as "

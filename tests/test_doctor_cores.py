@@ -57,7 +57,7 @@ def test_v1_parsers_on_captured_text() -> None:
     mounts = parse_mountinfo_cgroups(V1_MOUNTINFO)
     assert {m.mount_point for m in mounts if m.version == 1} >= {"/sys/fs/cgroup/cpu",
                                                                   "/sys/fs/cgroup/memory"}
-    version, folder = cgroup_dir("cpu", V1_PROC_CGROUP, V1_MOUNTINFO)
+    version, folder, _ = cgroup_dir("cpu", V1_PROC_CGROUP, V1_MOUNTINFO)
     assert version == 1 and str(folder) == "/sys/fs/cgroup/cpu"
 
 

@@ -15,8 +15,6 @@ from loadertune.preflight import preflight
 from loadertune.sweep import BatchProgress, Grid, SweepResult, TrialDone, TrialStart, run_sweep
 from loadertune.trial import DatasetSource, TrialPlan
 
-DEFAULT_MEMORY_FRACTION = 0.8
-
 
 def default_workers(machine: MachineInfo) -> tuple[int, ...]:
     """0 up to twice the usable CPUs (latency-bound datasets gain past the core count)."""
@@ -75,12 +73,13 @@ def prepare(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *, collate_
             machine: MachineInfo | None = None) -> PreparedBench:
     """Load ``dataset`` and check the grid against it; raises LoadertuneError on bad input.
 
-    The memory limit of each trial defaults to 80 % of the memory available now.
+    The memory limit of each trial defaults to `machine.default_memory_budget`: 80 % of the
+    memory this process may use now (a cgroup limit counts).
     """
     machine = machine or machine_facts.collect()
     plan = plan or TrialPlan()
     if plan.memory_limit is None:
-        plan = replace(plan, memory_limit=int(machine.memory_available * DEFAULT_MEMORY_FRACTION))
+        plan = replace(plan, memory_limit=machine_facts.default_memory_budget(machine))
     source, loaded = source_for(dataset, collate_fn, step)
     if step_spec is not None:
         source.step_spec = check_step_spec(step_spec)
