@@ -106,7 +106,8 @@ def bench(
     dataset: DatasetArg,
     batch_size: BatchSizeOpt = 32,
     workers: Annotated[str | None, typer.Option(
-        help="num_workers to try: 0-8, 0,2,4 or 0-16:4 [default: 0 to 2 × usable CPUs]")] = None,
+        help="num_workers to try: 0-8, 0,2,4 or 0-16:4 [default: 0 to 2 × usable CPUs, "
+             "log-spaced, at most 12 counts]")] = None,
     prefetch: Annotated[str, typer.Option(help="prefetch_factor values, e.g. 2,4")] = "2",
     pin_memory: Annotated[str, typer.Option(
         help="auto (on with an accelerator), on, off or both")] = "auto",
