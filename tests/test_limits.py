@@ -6,10 +6,13 @@ The cgroup files are laid out in a tmp dir as on real machines, with captured mo
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -140,43 +143,71 @@ def test_default_budget_comes_from_the_tightest_limit() -> None:
     assert small_host.memory_room == 2 * GiB
 
 
-def _own_memory_cgroup() -> Path | None:
-    limits = read_limits()
-    if limits.memory_dir is None:
-        return None
-    folder = Path(limits.memory_dir)
-    return folder if (folder / "cgroup.procs").exists() else None
-
-
-def test_a_real_4_gib_cgroup_limit_caps_the_default_budget() -> None:
-    """Run a process in a child cgroup with a 4 GiB limit (v1 memory.limit_in_bytes or v2
-    memory.max); its default budget must be below the limit."""
+@contextlib.contextmanager
+def child_cgroup(controller: str, files: dict[str, str]) -> Iterator[Path]:
+    """A new cgroup under this process's own for ``controller``, with ``files`` written (v1
+    names; v2 ones where the hierarchy is v2); removed afterwards. Skips where it cannot."""
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
         pytest.skip("needs root on Linux to create a cgroup")
-    parent = _own_memory_cgroup()
-    if parent is None:
-        pytest.skip("this process has no memory cgroup folder it can see")
-    v2 = (parent / "memory.max").exists() or (parent / "cgroup.controllers").exists()
-    limit_file = "memory.max" if v2 else "memory.limit_in_bytes"
-    child = parent / f"loadertune-test-{uuid.uuid4().hex[:8]}"
+    limits = read_limits()
+    own = limits.memory_dir if controller == "memory" else limits.cpu_dir
+    if own is None or not (Path(own) / "cgroup.procs").exists():
+        pytest.skip(f"this process has no {controller} cgroup folder it can see")
+    child = Path(own) / f"loadertune-test-{uuid.uuid4().hex[:8]}"
     try:
         child.mkdir()
     except OSError as err:
-        pytest.skip(f"cannot create a cgroup under {parent}: {err}")
+        pytest.skip(f"cannot create a cgroup under {own}: {err}")
     try:
-        try:
-            (child / limit_file).write_text(str(4 * GiB))
-        except OSError as err:
-            pytest.skip(f"cannot set {limit_file} in {child}: {err}")
-        code = ("import os, sys; open(sys.argv[1], 'w').write(str(os.getpid()))\n"
-                "from loadertune import machine\n"
-                "m = machine.collect()\n"
-                "print(m.cgroup_memory_limit, m.memory_room, machine.default_memory_budget(m))")
-        out = subprocess.run([sys.executable, "-c", code, str(child / "cgroup.procs")],
-                             capture_output=True, text=True, env=env(), timeout=120)
-        assert out.returncode == 0, out.stderr
-        limit, room, budget = (int(x) for x in out.stdout.split())
-        assert limit == 4 * GiB
-        assert 0 < budget < room <= 4 * GiB
+        for name, text in files.items():
+            try:
+                (child / name).write_text(text)
+            except OSError as err:
+                pytest.skip(f"cannot write {name} in {child}: {err}")
+        yield child
     finally:
         child.rmdir()
+
+
+def run_in(cgroup: Path, code: str) -> str:
+    """Run ``code`` in a fresh interpreter that first moves itself into ``cgroup``."""
+    prologue = "import os, sys; open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+    out = subprocess.run([sys.executable, "-c", prologue + code, str(cgroup / "cgroup.procs")],
+                         capture_output=True, text=True, env=env(), timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _v2(controller: str) -> bool:
+    limits = read_limits()
+    own = limits.memory_dir if controller == "memory" else limits.cpu_dir
+    return own is not None and (Path(own) / "cgroup.controllers").exists()
+
+
+def test_a_real_4_gib_cgroup_limit_caps_the_default_budget() -> None:
+    """A process in a child cgroup with a 4 GiB limit: its default budget is below it."""
+    name = "memory.max" if _v2("memory") else "memory.limit_in_bytes"
+    with child_cgroup("memory", {name: str(4 * GiB)}) as cgroup:
+        out = run_in(cgroup, "from loadertune import machine\n"
+                             "m = machine.collect()\n"
+                             "print(m.cgroup_memory_limit, m.memory_room, "
+                             "machine.default_memory_budget(m))")
+    limit, room, budget = (int(x) for x in out.split())
+    assert limit == 4 * GiB
+    assert 0 < budget < room <= 4 * GiB
+
+
+def test_a_real_cpu_quota_caps_the_usable_cpus() -> None:
+    """A process in a child cgroup allowed 1.5 CPUs: the facts and doctor's cores say so."""
+    files = ({"cpu.max": "150000 100000"} if _v2("cpu")
+             else {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "150000"})
+    with child_cgroup("cpu", files) as cgroup:
+        out = run_in(cgroup, "import json\nfrom loadertune import machine\n"
+                             "from loadertune.doctor import DoctorContext, run_doctor\n"
+                             "m = machine.collect()\n"
+                             "r = run_doctor(DoctorContext(), ['cores']).to_dict()\n"
+                             "print(json.dumps([m.cgroup_cpu_quota, m.usable_cpus, "
+                             "m.affinity_cpus, [f['check'] for f in r['findings']]]))")
+    quota, usable, affinity, found = json.loads(out)
+    assert quota == 1.5 and usable == min(affinity, 1.5)
+    assert ("cores.quota" in found) == (affinity > 1.5)
