@@ -26,7 +26,6 @@ from rich.console import Console
 
 import loadertune
 from loadertune import machine as machine_facts
-from loadertune.bench import default_workers
 from loadertune.cli.console import stdout_console
 from loadertune.cli.progress import SweepProgress
 from loadertune.interrupts import exit_code, sigterm_as_interrupt
@@ -59,6 +58,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def grid_workers(machine: MachineInfo) -> tuple[int, ...]:
+    """Every worker count from 0 to 2 × usable CPUs: the exhaustive reference (bench's own
+    default grid is log-spaced)."""
+    return tuple(range(0, max(2, round(2 * machine.usable_cpus)) + 1))
+
+
 def make_plan(quick: bool, step_ms: float, machine: MachineInfo) -> TrialPlan:
     memory_limit = default_memory_budget(machine)
     if quick:
@@ -70,7 +75,7 @@ def make_plan(quick: bool, step_ms: float, machine: MachineInfo) -> TrialPlan:
 
 def make_grid(batch_size: int, machine: MachineInfo) -> Grid:
     pins = (False, True) if machine.accelerator is not None else (False,)
-    return Grid(batch_size=batch_size, workers=default_workers(machine), prefetch=(2, 4),
+    return Grid(batch_size=batch_size, workers=grid_workers(machine), prefetch=(2, 4),
                 pin_memory=pins, persistent=(True,))
 
 
@@ -150,7 +155,7 @@ def payload(args: argparse.Namespace, machine: MachineInfo, plan: TrialPlan,
         "tune_available": getattr(loadertune, "tune_detailed", None) is not None,
         "machine": machine.to_dict(),
         "plan": plan.to_dict(),
-        "grid": {"workers": list(default_workers(machine)), "prefetch": [2, 4],
+        "grid": {"workers": list(grid_workers(machine)), "prefetch": [2, 4],
                  "pin_memory": [False, True] if machine.accelerator else [False],
                  "persistent_workers": [True]},
         "heuristics": [{"key": h.key, "title": h.title, "rule": h.rule,
