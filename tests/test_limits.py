@@ -211,3 +211,14 @@ def test_a_real_cpu_quota_caps_the_usable_cpus() -> None:
     quota, usable, affinity, found = json.loads(out)
     assert quota == 1.5 and usable == min(affinity, 1.5)
     assert ("cores.quota" in found) == (affinity > 1.5)
+
+
+def test_a_container_limit_is_part_of_the_machine_fingerprint() -> None:
+    """A result tuned on the roomy host must not be reused inside a 4 GiB container."""
+    from loadertune.tuning.fingerprint import digest, machine_fingerprint
+
+    host = _facts(cgroup_memory_limit=None, cgroup_memory_room=None)
+    boxed = replace(host, cgroup_memory_limit=4 * GiB, cgroup_memory_room=3 * GiB)
+    assert digest(machine_fingerprint(host)) != digest(machine_fingerprint(boxed))
+    assert digest(machine_fingerprint(boxed)) == digest(machine_fingerprint(
+        replace(boxed, cgroup_memory_room=2 * GiB)))  # usage moves; the limit is the fact

@@ -69,7 +69,7 @@ class MachineInfo:
     def fingerprint(self) -> dict[str, Any]:
         """The fields that make measurements comparable across runs."""
         keys = ("cpu_model", "logical_cpus", "usable_cpus", "memory_total", "torch",
-                "start_method", "accelerator")
+                "start_method", "accelerator", "cgroup_memory_limit")
         return {k: getattr(self, k) for k in keys}
 
 
