@@ -17,7 +17,7 @@ import loadertune
 from loadertune.bench import bench, source_for
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import LoaderConfig
-from loadertune.machine import MachineInfo
+from loadertune.machine import MachineInfo, default_memory_budget
 from loadertune.results import TrialResult
 from loadertune.sweep import Grid, SweepResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
@@ -273,7 +273,7 @@ class WorkloadRun:
         self.progress.on_start(done - 1, done, config)
         plan = self._plan()
         if plan.memory_limit is None:
-            plan = replace(plan, memory_limit=int(self.machine.memory_available * 0.8))
+            plan = replace(plan, memory_limit=default_memory_budget(self.machine))
         result = run_trial(source, config, plan, progress=self.progress.on_batches)
         self.progress.on_done(done - 1, result)
         return result

@@ -27,11 +27,10 @@ from rich.console import Console
 
 import loadertune
 from loadertune import machine as machine_facts
-from loadertune.bench import default_workers
 from loadertune.cli.console import stdout_console
 from loadertune.cli.progress import SweepProgress
 from loadertune.interrupts import exit_code, sigterm_as_interrupt
-from loadertune.machine import MachineInfo
+from loadertune.machine import MachineInfo, default_memory_budget
 from loadertune.report.jsonio import write_json
 from loadertune.sweep import Grid
 from loadertune.trial import TrialPlan
@@ -64,7 +63,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def make_plan(quick: bool, step_ms: float, machine: MachineInfo) -> TrialPlan:
-    memory_limit = int(machine.memory_available * 0.8)
+    memory_limit = default_memory_budget(machine)
     if quick:
         return TrialPlan(batches=4, repeats=3, max_repeats=4, timeout_s=60.0, step_ms=step_ms,
                          memory_limit=memory_limit)
@@ -72,10 +71,11 @@ def make_plan(quick: bool, step_ms: float, machine: MachineInfo) -> TrialPlan:
                      memory_limit=memory_limit)
 
 
-def grid_workers(machine: MachineInfo, waits: bool) -> tuple[int, ...]:
-    """Every count up to 2 × the usable CPUs; for items that wait, on to 8 × them in steps of
-    powers of two and 1.5 × powers of two (…, 6, 8, 12, 16, …)."""
-    base = default_workers(machine)
+def grid_workers(machine: MachineInfo, waits: bool = False) -> tuple[int, ...]:
+    """The exhaustive reference (bench's own default grid is log-spaced): every count up to
+    2 × the usable CPUs; for items that wait, on to 8 × them in steps of powers of two and
+    1.5 × powers of two (…, 6, 8, 12, 16, …)."""
+    base = tuple(range(0, max(2, round(2 * machine.usable_cpus)) + 1))
     if not waits:
         return base
     top = 8 * max(1, round(machine.usable_cpus))
@@ -93,7 +93,7 @@ def caption(machine: MachineInfo, plan: TrialPlan, tune_available: bool) -> str:
     quota = f", cgroup quota {machine.cgroup_cpu_quota:g}" if machine.cgroup_cpu_quota else ""
     tune = "" if tune_available else f" tuned: {TUNE_MISSING} on this branch, so no number."
     return (f"{machine.logical_cpus} logical CPUs (affinity {machine.affinity_cpus}{quota}), "
-            f"{format_bytes(machine.memory_available)} free, torch {machine.torch}. Each cell: "
+            f"{format_bytes(machine.memory_room)} free, torch {machine.torch}. Each cell: "
             f"median samples/s of ≥{plan.repeats} windows after warm-up"
             f"{f', step {plan.step_ms:g} ms' if plan.step_ms else ', no training step'}. "
             "Heuristics set num_workers only (prefetch 2, persistent workers on, no pinning, as "
@@ -168,7 +168,7 @@ def payload(args: argparse.Namespace, machine: MachineInfo, plan: TrialPlan,
         "tune_available": getattr(loadertune, "tune_detailed", None) is not None,
         "machine": machine.to_dict(),
         "plan": plan.to_dict(),
-        "grid": {"workers": list(default_workers(machine)),
+        "grid": {"workers": list(grid_workers(machine)),
                  "workers_when_items_wait": list(grid_workers(machine, True)), "prefetch": [2, 4],
                  "pin_memory": [False, True] if machine.accelerator else [False],
                  "persistent_workers": [True]},

@@ -56,8 +56,9 @@ COMBINED: dict[str, tuple[str, str]] = {
                      "iterable_duplicates"),
     "pin_no_accelerator": ("drain(DataLoader(Sig(nothing), pin_memory=True))",
                            "pin_memory_no_accelerator"),
-    # torch warns when the loader is built; no need to start 64 workers
-    "too_many_workers": ("DataLoader(Sig(nothing), num_workers=64)", "too_many_workers"),
+    # torch warns when the loader is built (no worker starts) with more workers than CPUs
+    "too_many_workers": ("DataLoader(Sig(nothing), num_workers=4 * (os.cpu_count() or 1) + 1)",
+                         "too_many_workers"),
 }
 
 RUN_COMBINED = """

@@ -153,6 +153,12 @@ def train_step(batch):  # type: ignore[no-untyped-def]
     return (x.float() @ x.float().transpose(-1, -2)).sum()
 
 
+def counting_step(batch):  # type: ignore[no-untyped-def]
+    """A step that appends a line per batch to $LOADERTUNE_TEST_STEP_LOG: proof that it ran."""
+    with open(os.environ["LOADERTUNE_TEST_STEP_LOG"], "a") as fh:
+        fh.write(f"{len(batch[0]) if isinstance(batch, (list, tuple)) else len(batch)}\n")
+
+
 def sleepy_step(batch):  # type: ignore[no-untyped-def]
     """A step that takes 20 ms, as a GPU step would keep the main thread waiting."""
     time.sleep(0.02)

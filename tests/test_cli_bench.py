@@ -1,6 +1,7 @@
 """The `loadertune` command as a user runs it: a real subprocess, real files."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +11,11 @@ import pytest
 TESTS = Path(__file__).parent
 
 
-def run_cli(*args: str, cwd: Path = TESTS, timeout: float = 300) -> subprocess.CompletedProcess:
+def run_cli(*args: str, cwd: Path = TESTS, timeout: float = 300,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "loadertune", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout,
+                          env=None if env is None else {**os.environ, **env})
 
 
 @pytest.mark.parametrize("spec", ["fixture_datasets:squares", "fixture_datasets:stream"])
@@ -40,7 +43,12 @@ def test_a_script_path_dataset_under_spawn(tmp_path: Path) -> None:
     out = run_cli("bench", f"{script}:Ds", "-b", "8", "--workers", "0,1", "--batches", "3",
                   "--start-method", "spawn", "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert out.returncode == 0, out.stderr + out.stdout
-    assert len(list((tmp_path / "out").glob("bench-*.json"))) == 1
+    [report] = (tmp_path / "out").glob("bench-*.json")
+    results = json.loads(report.read_text())["results"]
+    # a failed config still exits 0 (partial failure): the spawn config itself must have run
+    assert [(r["config"]["num_workers"], r["status"]) for r in results] == [(0, "ok"), (1, "ok")]
+    assert results[1]["config"]["multiprocessing_context"] == "spawn"
+    assert results[1]["samples_per_s"] > 0 and results[1]["memory"]["per_worker"] > 0
 
 
 def test_when_nothing_could_be_measured_the_exit_code_is_1(tmp_path: Path) -> None:
@@ -61,12 +69,17 @@ def test_partial_failure_exits_0_unless_strict(tmp_path: Path) -> None:
 
 
 def test_a_user_step_function_runs_as_the_consumer(tmp_path: Path) -> None:
+    log = tmp_path / "steps.log"
     out = run_cli("bench", "fixture_datasets:squares", "-b", "8", "--workers", "0,1",
-                  "--batches", "3", "--step", "fixture_datasets:train_step",
-                  "--json", str(tmp_path / "r.json"), "--out", str(tmp_path))
+                  "--batches", "3", "--step", "fixture_datasets:counting_step",
+                  "--json", str(tmp_path / "r.json"), "--out", str(tmp_path),
+                  env={"LOADERTUNE_TEST_STEP_LOG": str(log)})
     assert out.returncode == 0, out.stderr + out.stdout
-    assert all(r["status"] == "ok" for r in json.loads((tmp_path / "r.json").read_text())[
-        "results"])
+    results = json.loads((tmp_path / "r.json").read_text())["results"]
+    assert all(r["status"] == "ok" and r["step_s"] is not None for r in results)
+    calls = log.read_text().split()
+    # the step saw every timed batch: 2 configs × at least 3 windows × 3 batches, 8 items each
+    assert len(calls) >= 2 * 3 * 3 and set(calls) == {"8"}
 
 
 BAD_INPUT = [

@@ -57,7 +57,7 @@ def test_v1_parsers_on_captured_text() -> None:
     mounts = parse_mountinfo_cgroups(V1_MOUNTINFO)
     assert {m.mount_point for m in mounts if m.version == 1} >= {"/sys/fs/cgroup/cpu",
                                                                   "/sys/fs/cgroup/memory"}
-    version, folder = cgroup_dir("cpu", V1_PROC_CGROUP, V1_MOUNTINFO)
+    version, folder, _ = cgroup_dir("cpu", V1_PROC_CGROUP, V1_MOUNTINFO)
     assert version == 1 and str(folder) == "/sys/fs/cgroup/cpu"
 
 
@@ -89,6 +89,8 @@ def test_v1_quota_and_memory_limit_text() -> None:
 def test_one_cpu_affinity_is_reported() -> None:
     if shutil.which("taskset") is None:
         pytest.skip("taskset is not installed")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("this process already runs on one CPU")
     _, report = doctor_json("--probe", "cores", prefix=["taskset", "-c", "0"])
     [finding] = checks(report, "cores.affinity")
     assert finding["severity"] == "warn"
@@ -96,16 +98,22 @@ def test_one_cpu_affinity_is_reported() -> None:
     assert checks(report, "cores.summary")[0]["data"]["workers_fit"] == 1
 
 
+def _usable() -> int:
+    from loadertune.machine import collect, usable_cpus_int
+
+    return usable_cpus_int(collect())
+
+
 def test_more_workers_than_fit_warns() -> None:
-    report = doctor_here(None, ["cores"], num_workers=64)
+    report = doctor_here(None, ["cores"], num_workers=2 * _usable() + 1)
     [finding] = checks(report, "cores.too_many_workers")
     assert finding["severity"] == "warn" and "tune" in finding["fix"]
 
 
 def test_as_many_workers_as_cores_is_a_note_not_a_warning() -> None:
-    cores = len(os.sched_getaffinity(0))
+    cores = _usable()  # affinity, capped by a CPU quota
     if cores < 2:
-        pytest.skip("needs 2 CPUs")
+        pytest.skip(f"needs 2 usable CPUs, this process has {cores}")
     report = doctor_here(None, ["cores"], num_workers=cores)
     [finding] = checks(report, "cores.too_many_workers")
     assert finding["severity"] == "ok"

@@ -67,7 +67,6 @@ def test_a_hanging_dataset_times_out_and_its_tree_is_killed() -> None:
     r = run_trial(DatasetSource(dataset=fx.Hanging(index=5)), cfg, plan)
     assert r.failure is not None and r.failure.kind == "timeout"
     assert "4 s limit" in r.failure.message
-    assert r.wall_s < 20
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSEGV])

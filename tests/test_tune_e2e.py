@@ -82,7 +82,6 @@ def test_remote_storage_picks_more_workers_than_cores() -> None:
     cores = collect().usable_cpus
     assert result.config.num_workers > cores
     assert "latency" in " ".join([result.reason, *result.notes])
-    assert result.seconds < 90
 
 
 def test_bad_arguments_name_the_fix() -> None:

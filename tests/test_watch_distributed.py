@@ -1,21 +1,21 @@
 """loadertune.watch under torchrun: 2 CPU processes, gloo, one table with a row per rank.
 
-This file is also the training script torchrun runs (``python this_file.py OUT_JSON``).
+This file is also the training script torchrun runs (``python this_file.py OUT_JSON [ONLY]``;
+with ONLY, only that rank wraps its loader).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from _lt import run
 
 HERE = Path(__file__).resolve()
-SRC = HERE.parent.parent / "src"
 
 
 def train(out_json: str) -> None:
@@ -45,15 +45,60 @@ def train(out_json: str) -> None:
     dist.destroy_process_group()
 
 
+def train_one_rank_watches(out_json: str, only: int) -> None:
+    """Only rank ``only`` wraps its loader; its reports must not wait for the other forever."""
+    import torch
+    import torch.distributed as dist
+    from torch.utils.data import DataLoader, TensorDataset
+
+    import loadertune
+
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    out: dict = {"rank": rank}
+    if rank == only:
+        loader = DataLoader(TensorDataset(torch.arange(16.0)), batch_size=4)
+        with loadertune.watch(loader, report=False, gather_timeout_s=2) as watched:
+            for _batch in watched:
+                pass
+        out["summaries"] = [s.to_dict() for s in watched.report()]
+        for _batch in loadertune.watch(loader, gather_timeout_s=2):  # the report at pass end
+            pass
+    total = torch.tensor([float(rank + 1)])
+    dist.all_reduce(total)  # the process group still works after the reports
+    out["sum"] = total.item()
+    Path(f"{out_json}.{rank}").write_text(json.dumps(out))
+    dist.destroy_process_group()
+
+
+def torchrun(tmp_path: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
+    """torchrun with 2 ranks in a session of its own; the whole group is killed afterwards, so
+    ranks that deadlock do not outlive a failed test."""
+    extra = {"OMP_NUM_THREADS": "1", "COLUMNS": "160", "TMPDIR": str(tmp_path)}  # torchelastic
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           str(HERE), *args]
+    return run(cmd, timeout=timeout, extra_env=extra, cwd=str(tmp_path))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("only", [0, 1])
+def test_one_rank_watching_does_not_deadlock(tmp_path: Path, only: int) -> None:
+    out_json = tmp_path / "out.json"
+    proc = torchrun(tmp_path, str(out_json), str(only), timeout=110)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = [json.loads(Path(f"{out_json}.{r}").read_text()) for r in (0, 1)]
+    assert [r["sum"] for r in results] == [3.0, 3.0]
+    [summary] = results[only]["summaries"]  # its own summary only: nothing was gathered
+    assert summary["rank"]["rank"] == only and summary["batches"] == 4
+    assert "summaries" not in results[1 - only]
+    assert proc.stdout.count(f"loadertune watch · rank {only}/2") == 2  # it reported alone
+    assert "2 ranks" not in proc.stdout
+
+
 @pytest.mark.timeout(180)
 def test_torchrun_two_ranks_gather_into_one_table(tmp_path):
     out_json = tmp_path / "summaries.json"
-    env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-               OMP_NUM_THREADS="1", COLUMNS="160", TMPDIR=str(tmp_path))  # torchelastic logs
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           str(HERE), str(out_json)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=170,
-                          cwd=tmp_path)
+    proc = torchrun(tmp_path, str(out_json), timeout=170)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     summaries = json.loads(out_json.read_text())
     assert [s["rank"]["rank"] for s in summaries] == [0, 1]
@@ -73,4 +118,7 @@ def test_torchrun_two_ranks_gather_into_one_table(tmp_path):
 
 
 if __name__ == "__main__":
-    train(sys.argv[1])
+    if len(sys.argv) > 2:
+        train_one_rank_watches(sys.argv[1], int(sys.argv[2]))
+    else:
+        train(sys.argv[1])

@@ -237,8 +237,8 @@ def test_log_to_writes_scalars_and_verdict_to_a_summary_writer():
     watched = loadertune.watch(DataLoader(Items(8), batch_size=2), report=False)
     for _ in watched:
         pass
-    watched.log_to(writer, global_step=3)
+    summary = watched.log_to(writer, global_step=3)
     assert writer.scalars["loadertune/watch/batches"] == 4
-    assert "loadertune/watch/stall_fraction" in writer.scalars
-    assert "bottleneck" in writer.texts["loadertune/watch/verdict"] or \
-        "starves" in writer.texts["loadertune/watch/verdict"]
+    assert writer.scalars["loadertune/watch/stall_fraction"] == summary.stall_fraction
+    text = writer.texts["loadertune/watch/verdict"]
+    assert text == f"{summary.verdict.text}\n\n{summary.verdict.reasoning}" and summary.verdict.text

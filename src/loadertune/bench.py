@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -10,17 +11,34 @@ from loadertune import machine as machine_facts
 from loadertune.config import LoaderConfig
 from loadertune.dataset_spec import LoadedDataset, is_dataset
 from loadertune.errors import DatasetSpecError
-from loadertune.machine import MachineInfo
+from loadertune.machine import MachineInfo, usable_cpus_int
 from loadertune.preflight import preflight
 from loadertune.sweep import BatchProgress, Grid, SweepResult, TrialDone, TrialStart, run_sweep
 from loadertune.trial import DatasetSource, TrialPlan
 
-DEFAULT_MEMORY_FRACTION = 0.8
+MAX_DEFAULT_WORKER_COUNTS = 12
 
 
 def default_workers(machine: MachineInfo) -> tuple[int, ...]:
-    """0 up to twice the usable CPUs (latency-bound datasets gain past the core count)."""
-    return tuple(range(0, max(2, round(2 * machine.usable_cpus)) + 1))
+    """Worker counts from 0 up to twice the usable CPUs (latency-bound datasets gain past the
+    core count), log-spaced so that a big machine gets at most 12 configs: 0, 1, 2, 3, 4, 6,
+    8, 12, 16... and the usable CPU count itself; where that is too many, the in-between
+    (×1.5) counts farthest from the CPU count go first, then the powers of two."""
+    cpus = usable_cpus_int(machine)
+    top = max(2, round(2 * machine.usable_cpus))
+    counts = {0, 1, 2, cpus, top}
+    power = 2
+    while power <= top:
+        counts.update(c for c in (power, power * 3 // 2) if c <= top)
+        power *= 2
+    keep = {0, 1, 2, cpus, top}
+
+    def expendable(c: int) -> tuple[bool, float]:
+        return (c & (c - 1) != 0, abs(math.log(c / cpus)))
+
+    while len(counts) > MAX_DEFAULT_WORKER_COUNTS:
+        counts.remove(max(counts - keep, key=expendable))
+    return tuple(sorted(counts))
 
 
 def source_for(dataset: Any, collate_fn: Any = None,
@@ -75,12 +93,13 @@ def prepare(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *, collate_
             machine: MachineInfo | None = None) -> PreparedBench:
     """Load ``dataset`` and check the grid against it; raises LoadertuneError on bad input.
 
-    The memory limit of each trial defaults to 80 % of the memory available now.
+    The memory limit of each trial defaults to `machine.default_memory_budget`: 80 % of the
+    memory this process may use now (a cgroup limit counts).
     """
     machine = machine or machine_facts.collect()
     plan = plan or TrialPlan()
     if plan.memory_limit is None:
-        plan = replace(plan, memory_limit=int(machine.memory_available * DEFAULT_MEMORY_FRACTION))
+        plan = replace(plan, memory_limit=machine_facts.default_memory_budget(machine))
     source, loaded = source_for(dataset, collate_fn, step)
     if step_spec is not None:
         source.step_spec = check_step_spec(step_spec)

@@ -13,11 +13,12 @@ from typing import Any
 
 import psutil
 
+from loadertune.cgroups import CgroupLimits, read_cpu_quota, read_limits
 from loadertune.cgroups import parse_cgroup_v1_quota as parse_cgroup_v1_quota
 from loadertune.cgroups import parse_cgroup_v2_cpu_max as parse_cgroup_v2_cpu_max
-from loadertune.cgroups import read_limits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+DEFAULT_MEMORY_FRACTION = 0.8  # of the memory room: the rest stays with the training step and OS
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,26 @@ class MachineInfo:
     start_method: str
     accelerator: str | None
     local_world_size: int
+    cgroup_memory_limit: int | None = None
+    cgroup_memory_room: int | None = None  # the cgroup limit less its working set
+
+    @property
+    def memory_room(self) -> int:
+        """Bytes this process may still use: the host's available memory, capped by what the
+        cgroup's memory limit leaves (a container's limit, not the host's RAM)."""
+        if self.cgroup_memory_room is None:
+            return self.memory_available
+        return min(self.memory_available, self.cgroup_memory_room)
+
+    def memory_room_source(self) -> str:
+        """Where :attr:`memory_room` comes from, in words."""
+        if self.cgroup_memory_room is not None and \
+                self.cgroup_memory_room < self.memory_available:
+            from loadertune.units import format_bytes
+
+            return (f"left under the cgroup's {format_bytes(self.cgroup_memory_limit)} memory "
+                    "limit")
+        return "available on the host"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -48,7 +69,7 @@ class MachineInfo:
     def fingerprint(self) -> dict[str, Any]:
         """The fields that make measurements comparable across runs."""
         keys = ("cpu_model", "logical_cpus", "usable_cpus", "memory_total", "torch",
-                "start_method", "accelerator")
+                "start_method", "accelerator", "cgroup_memory_limit")
         return {k: getattr(self, k) for k in keys}
 
 
@@ -63,24 +84,24 @@ def cgroup_cpu_quota(root: Path | None = None) -> float | None:
         if limits.version is not None:
             return limits.cpu_quota
         root = CGROUP_ROOT
-    try:
-        v2 = root / "cpu.max"
-        if v2.exists():
-            return parse_cgroup_v2_cpu_max(v2.read_text())
-        quota = root / "cpu" / "cpu.cfs_quota_us"
-        period = root / "cpu" / "cpu.cfs_period_us"
-        if quota.exists() and period.exists():
-            return parse_cgroup_v1_quota(quota.read_text(), period.read_text())
-    except (OSError, ValueError):
-        return None
-    return None
+    if (root / "cpu.max").exists():
+        return read_cpu_quota(root, 2)
+    return read_cpu_quota(root / "cpu", 1)
+
+
+def default_memory_budget(info: MachineInfo, ranks: int = 1) -> int:
+    """The default memory budget: 80 % of the memory room, shared by ``ranks`` local ranks."""
+    return int(info.memory_room * DEFAULT_MEMORY_FRACTION / max(ranks, 1))
 
 
 def affinity_cpus() -> int:
-    """CPUs this process may run on (``sched_getaffinity``), falling back to the count."""
+    """CPUs this process may run on (``sched_getaffinity``; psutil on Windows), else the count."""
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    try:
+        return len(psutil.Process().cpu_affinity()) or os.cpu_count() or 1  # type: ignore[attr-defined]
+    except (AttributeError, psutil.Error):  # macOS has no affinity
+        return os.cpu_count() or 1
 
 
 def usable_cpus(affinity: int, quota: float | None, local_world_size: int = 1) -> float:
@@ -135,7 +156,8 @@ def collect() -> MachineInfo:
     import torch
     import torch.multiprocessing
 
-    quota = cgroup_cpu_quota()
+    limits: CgroupLimits = read_limits()
+    quota = limits.cpu_quota
     affinity = affinity_cpus()
     lws = local_world_size()
     mem = psutil.virtual_memory()
@@ -158,6 +180,8 @@ def collect() -> MachineInfo:
         start_method=torch.multiprocessing.get_start_method(allow_none=False),
         accelerator=accelerator(),
         local_world_size=lws,
+        cgroup_memory_limit=limits.memory_limit,
+        cgroup_memory_room=limits.memory_room,
     )
 
 

@@ -38,13 +38,13 @@ def check_memory(configs: Sequence[LoaderConfig], machine: MachineInfo) -> None:
     """Refuse worker counts that cannot fit in available memory even at their smallest."""
     worst = max(configs, key=lambda c: c.num_workers * WORKER_FLOOR_BYTES[c.start_method])
     need = worst.num_workers * WORKER_FLOOR_BYTES[worst.start_method]
-    if need > machine.memory_available:
+    if need > machine.memory_room:
         floor = WORKER_FLOOR_BYTES[worst.start_method]
-        most = machine.memory_available // floor
+        most = machine.memory_room // floor
         raise ConfigError(
             f"{worst.num_workers} {worst.start_method} workers need at least "
             f"{format_bytes(need)} (~{format_bytes(floor)} each) but only "
-            f"{format_bytes(machine.memory_available)} is available; use at most {most} workers"
+            f"{format_bytes(machine.memory_room)} is available; use at most {most} workers"
         )
 
 

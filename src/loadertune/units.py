@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-import psutil
-
 from loadertune.errors import ConfigError
 
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?\s*$", re.IGNORECASE)
@@ -13,8 +11,9 @@ _FACTORS = {"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4,
             "ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40}
 
 
-def parse_size(text: str, *, of: int | None = None) -> int:
-    """Bytes from ``"8GiB"``, ``"512MB"``, ``"1.5G"`` or ``"80%"`` (of available memory)."""
+def parse_size(text: str, *, of: int) -> int:
+    """Bytes from ``"8GiB"``, ``"512MB"``, ``"1.5G"`` or ``"80%"`` (of ``of`` bytes: pass
+    ``MachineInfo.memory_room``, the memory this process may use)."""
     stripped = text.strip()
     if stripped.endswith("%"):
         try:
@@ -23,8 +22,7 @@ def parse_size(text: str, *, of: int | None = None) -> int:
             raise ConfigError(f"bad percentage {text!r}; use e.g. 80%") from None
         if not 0 < pct <= 100:
             raise ConfigError(f"percentage {text!r} must be in (0, 100]")
-        base = of if of is not None else psutil.virtual_memory().available
-        return int(base * pct / 100)
+        return int(of * pct / 100)
     match = _SIZE_RE.match(stripped)
     if not match:
         raise ConfigError(f"bad size {text!r}; use e.g. 8GiB, 512MB or 80%")

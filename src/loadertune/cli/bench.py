@@ -106,7 +106,8 @@ def bench(
     dataset: DatasetArg,
     batch_size: BatchSizeOpt = 32,
     workers: Annotated[str | None, typer.Option(
-        help="num_workers to try: 0-8, 0,2,4 or 0-16:4 [default: 0 to 2 × usable CPUs]")] = None,
+        help="num_workers to try: 0-8, 0,2,4 or 0-16:4 [default: 0 to 2 × usable CPUs, "
+             "log-spaced, at most 12 counts]")] = None,
     prefetch: Annotated[str, typer.Option(help="prefetch_factor values, e.g. 2,4")] = "2",
     pin_memory: Annotated[str, typer.Option(
         help="auto (on with an accelerator), on, off or both")] = "auto",
@@ -123,8 +124,9 @@ def bench(
         help="Your training step as module:function, called with each batch "
              "(instead of --step-ms).")] = None,
     timeout: Annotated[str, typer.Option(help="Time limit per config, e.g. 120s or 5m.")] = "120s",
-    memory_limit: Annotated[str, typer.Option(
-        help="Memory budget per config: 8GiB or a % of available memory.")] = "80%",
+    memory_limit: Annotated[str | None, typer.Option(
+        help="Memory budget per config: 8GiB or a % of the memory this process may use (the "
+             "host's available memory or, tighter, a cgroup limit) [default: 80%]")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write JSON here.")] = None,
     plot_path: Annotated[Path | None, typer.Option("--plot", help="Write the PNG here.")] = None,
     out: Annotated[Path, typer.Option(help="Folder for JSON/PNG not named otherwise.")] = Path(
@@ -137,7 +139,8 @@ def bench(
                       machine)
     plan = TrialPlan(batches=batches, repeats=repeats, warmup=warmup, step_ms=step_ms,
                      step_kind=step_kind, timeout_s=parse_duration(timeout),
-                     memory_limit=parse_size(memory_limit, of=machine.memory_available))
+                     memory_limit=parse_size(memory_limit, of=machine.memory_room)
+                     if memory_limit else None)
     json_file, plot_file = default_paths(out, "bench", json_path, plot_path)
     sweep, stop = run_with_progress(dataset, grid, plan, machine, step_spec=step)
     show_and_save(sweep, json_file, plot_file)

@@ -29,12 +29,12 @@ def demo(
     top = max_workers if max_workers is not None else min(4, max(2, round(2 * machine.usable_cpus)))
     grid = build_grid(32, f"0-{top}", "2", "auto", "on", None, machine)
     plan = TrialPlan(batches=6, repeats=3, warmup=None, step_ms=0.0,
-                     memory_limit=int(machine.memory_available * 0.8))
+                     memory_limit=machine_facts.default_memory_budget(machine))
     console = stdout_console()
     console.print(f"[bold]loadertune demo[/]: decoding + augmenting 256 generated JPEGs "
                   f"(500×375 → 224², batch 32) with 0–{top} workers on {machine.cpu_model}, "
                   f"{machine.usable_cpus:g} usable CPUs, "
-                  f"{format_bytes(machine.memory_available)} available", soft_wrap=True)
+                  f"{format_bytes(machine.memory_room)} available", soft_wrap=True)
     sweep, stop = run_with_progress(DEMO_SPEC, grid, plan, machine)
     show_and_save(sweep, out / "demo.json", out / "demo.png")
     if stop is not None:

@@ -79,7 +79,7 @@ def _caption(result: TuneResult) -> str:
     m = result.machine
     assert m is not None
     return (f"{m.logical_cpus} CPUs (usable {m.usable_cpus:g}), "
-            f"{format_bytes(m.memory_available)} free. samples/s: median of short timed "
+            f"{format_bytes(m.memory_room)} free. samples/s: median of short timed "
             "windows after warm-up; ±: half the spread; ok*: re-measured (noisy); "
             "★ recommended (fewer workers win ties within the noise, at most 5%)")
 
@@ -95,7 +95,8 @@ def tune(
     budget: Annotated[str | None, typer.Option(
         help="Time budget for the search, e.g. 60s or 2m [default: until it converges]")] = None,
     memory_budget: Annotated[str | None, typer.Option(
-        help="Memory the loader may use: 8GiB or a % of available memory [default: 80%]")
+        help="Memory the loader may use: 8GiB or a % of the memory this process may use "
+             "(host available or, tighter, a cgroup limit) [default: 80%]")
     ] = None,
     max_workers: Annotated[int | None, typer.Option(help="Never try more workers.")] = None,
     start_method: Annotated[str | None, typer.Option(

@@ -69,7 +69,7 @@ def _caption(sweep: SweepResult) -> str:
     plan = sweep.plan
     step = f"; step {plan.step_ms:g} ms {plan.step_kind}" if plan.step_ms else ""
     return (f"{m.logical_cpus} CPUs (affinity {m.affinity_cpus}{quota}), "
-            f"{format_bytes(m.memory_available)} free. samples/s: median of ≥{plan.repeats} "
+            f"{format_bytes(m.memory_room)} free. samples/s: median of ≥{plan.repeats} "
             f"windows after warm-up{step}; ±: half the spread; ok*: re-measured (noisy); "
             f"/worker: largest worker's {'USS' if m.platform.startswith('Linux') else 'RSS'}; "
             "★ best (fewer workers win ties within the noise, at most 5%)")

@@ -97,7 +97,7 @@ def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: 
     machine = machine or machine_facts.collect()
     budget = memory_budget
     if isinstance(budget, str):
-        budget = parse_size(budget, of=machine.memory_available)
+        budget = parse_size(budget, of=machine.memory_room)
     if budget is not None and (isinstance(budget, bool) or int(budget) <= 0):
         raise ConfigError(f"memory_budget must be > 0 bytes (or e.g. '8GiB', '80%'), "
                           f"got {memory_budget!r}")

@@ -6,12 +6,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from loadertune.machine import MachineInfo
+from loadertune.machine import DEFAULT_MEMORY_FRACTION as DEFAULT_MEMORY_FRACTION
+from loadertune.machine import MachineInfo, default_memory_budget
 from loadertune.preflight import WORKER_FLOOR_BYTES
 from loadertune.results import TrialResult
 from loadertune.units import format_bytes
 
-DEFAULT_MEMORY_FRACTION = 0.8
 LATENCY_WORKERS_PER_CPU = 16  # a latency-bound dataset may use this many workers per CPU...
 LATENCY_MAX_WORKERS = 128     # ...and never more than this
 
@@ -37,9 +37,10 @@ def limits_for(machine: MachineInfo, memory_budget: int | None = None,
     notes: list[str] = []
     ranks = machine.local_world_size
     if memory_budget is None:
-        memory_budget = int(machine.memory_available * DEFAULT_MEMORY_FRACTION / ranks)
-        notes.append(f"memory budget {format_bytes(memory_budget)}: 80 % of the "
-                     f"{format_bytes(machine.memory_available)} available"
+        memory_budget = default_memory_budget(machine, ranks)
+        notes.append(f"memory budget {format_bytes(memory_budget)}: "
+                     f"{DEFAULT_MEMORY_FRACTION:.0%} of the {format_bytes(machine.memory_room)} "
+                     f"{machine.memory_room_source()}"
                      + (f", split between {ranks} local ranks" if ranks > 1 else ""))
     cpus = max(1, math.floor(machine.usable_cpus + 1e-9))
     limit = f"{machine.affinity_cpus} CPUs in this process's affinity"

@@ -9,8 +9,13 @@ from typing import Any, Generic, TypeVar
 from rich.console import Console
 
 from loadertune import machine
+from loadertune.watch.distributed import (
+    GATHER_TIMEOUT_S,
+    agree_to_gather,
+    is_distributed,
+    rank_info,
+)
 from loadertune.watch.distributed import gather as gather_summaries
-from loadertune.watch.distributed import is_distributed, rank_info
 from loadertune.watch.render import render_ranks, render_summary
 from loadertune.watch.sinks import ScalarWriter, log_to_writer
 from loadertune.watch.summary import WatchSummary, summarize
@@ -30,10 +35,12 @@ def summarize_here(times: LoopTimes, counters: list[WorkerCounters], *, num_work
                      worker_note=note, usable_cpus=round(cpus, 2), rank=rank)
 
 
-def print_report(local: WatchSummary, console: Console | None,
-                 gather: bool | None) -> list[WatchSummary]:
+def print_report(local: WatchSummary, console: Console | None, gather: bool | None,
+                 timeout_s: float = GATHER_TIMEOUT_S) -> list[WatchSummary]:
     """Print ``local``, or every rank's summary on rank 0 when gathering (see Watcher.report)."""
-    together = is_distributed() if gather is None else (gather and is_distributed())
+    together = False
+    if gather is not False and is_distributed():
+        together = True if gather else agree_to_gather(timeout_s)
     summaries = gather_summaries(local) if together else [local]
     if not together or local.rank.rank == 0:
         out = console or Console()
@@ -50,8 +57,10 @@ class Watcher(Generic[T]):
     - The report is printed when a pass ends (exhausted, or left with ``break``), or, inside a
       ``with`` block, once when the block exits. ``report=False`` turns printing off.
     - Under ``torch.distributed``, the report of a completed pass (or of a ``with`` block that
-      exits without an exception) gathers every rank's summary, so every rank must reach it;
-      rank 0 prints one table with a row per rank.
+      exits without an exception) gathers every rank's summary when every rank reaches its
+      report within ``gather_timeout_s`` (they agree through the process group's store, so a
+      rank that does not wrap its loader cannot deadlock the job: the others then report
+      alone); rank 0 prints one table with a row per rank.
     - Per-worker numbers need the workers to start under the watcher: wrap the loader before
       its first iteration (a persistent worker's ``worker_init_fn`` cannot be replaced once it
       runs; such a loader is still timed, without the per-worker table). With
@@ -60,7 +69,8 @@ class Watcher(Generic[T]):
     """
 
     def __init__(self, loader: Iterable[T], *, report: bool = True,
-                 console: Console | None = None, writer: ScalarWriter | None = None) -> None:
+                 console: Console | None = None, writer: ScalarWriter | None = None,
+                 gather_timeout_s: float = GATHER_TIMEOUT_S) -> None:
         self.loader = loader
         self._probe = LoaderProbe(loader)
         self._times = LoopTimes()
@@ -68,6 +78,7 @@ class Watcher(Generic[T]):
         self._console = console
         self._writer = writer
         self._in_context = False
+        self._gather_timeout_s = gather_timeout_s
 
     def __iter__(self) -> Iterator[T]:
         return timed(self._probe.start_pass(), self._times, on_end=self._pass_ended)
@@ -106,13 +117,16 @@ class Watcher(Generic[T]):
                gather: bool | None = None) -> list[WatchSummary]:
         """Print the summary; under torch.distributed, gather all ranks and print on rank 0.
 
-        ``gather=None`` gathers when a process group is initialised (a collective call: every
-        rank must make it); ``False`` prints only this rank's summary, on this rank. Returns the
+        ``gather=None`` gathers when a process group is initialised and every rank reaches its
+        report within ``gather_timeout_s`` (else each rank prints its own); ``True`` gathers
+        without asking (a plain collective: every rank must call it); ``False`` prints only
+        this rank's summary, on this rank. Returns the
         summaries printed (every rank's when gathered, on every rank). Also logs to the writer
         given to :func:`watch`, if any.
         """
         local = self.summary()
-        summaries = print_report(local, console or self._console, gather)
+        summaries = print_report(local, console or self._console, gather,
+                                 self._gather_timeout_s)
         if self._writer is not None:
             log_to_writer(self._writer, local)
         return summaries
@@ -126,12 +140,15 @@ class Watcher(Generic[T]):
 
 
 def watch(loader: Iterable[T], *, report: bool = True, console: Console | None = None,
-          writer: ScalarWriter | None = None) -> Watcher[T]:
+          writer: ScalarWriter | None = None,
+          gather_timeout_s: float = GATHER_TIMEOUT_S) -> Watcher[T]:
     """Wrap ``loader`` to measure data stalls in the loop that iterates it.
 
     ``for batch in watch(loader): ...`` or ``with watch(loader) as batches: ...``; see
     :class:`Watcher`. Wrap the loader before its first iteration to get per-worker numbers
     (workers get their timers when they start). ``writer``: a TensorBoard ``SummaryWriter`` to
-    log the summary to at each report.
+    log the summary to at each report. ``gather_timeout_s``: under torch.distributed, how long
+    a report waits for every rank to reach its own before printing this rank alone.
     """
-    return Watcher(loader, report=report, console=console, writer=writer)
+    return Watcher(loader, report=report, console=console, writer=writer,
+                   gather_timeout_s=gather_timeout_s)

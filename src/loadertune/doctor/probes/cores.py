@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import math
-import os
 
-from loadertune.cgroups import read_limits
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, ok, warn
-from loadertune.machine import affinity_cpus, local_world_size, usable_cpus
 
 PROBE = "cores"
 
@@ -19,12 +16,9 @@ def workers_that_fit(usable: float) -> int:
 
 
 def probe(ctx: DoctorContext) -> list[Finding]:
-    count = os.cpu_count() or 1
-    affinity = affinity_cpus()
-    limits = read_limits()
-    quota = limits.cpu_quota
-    lws = local_world_size()
-    usable = usable_cpus(affinity, quota, lws)
+    facts = ctx.machine
+    count, affinity = facts.logical_cpus, facts.affinity_cpus
+    quota, lws, usable = facts.cgroup_cpu_quota, facts.local_world_size, facts.usable_cpus
     fit = workers_that_fit(usable)
     quota_text = f"{quota:g} CPUs" if quota is not None else "none"
     evidence = (f"os.cpu_count()={count}, sched_getaffinity={affinity}, cgroup quota="
@@ -42,7 +36,7 @@ def probe(ctx: DoctorContext) -> list[Finding]:
                              f"os.cpu_count(): here at most {fit} worker(s)", **data))
     if quota is not None and quota < affinity:
         findings.append(warn(PROBE, "cores.quota", f"cgroup CPU quota of {quota:g} CPUs",
-                             f"the container's CPU quota ({quota:g} CPUs, {limits.cpu_dir}) is "
+                             f"the container's CPU quota ({quota:g} CPUs) is "
                              f"below the {affinity} CPUs it can see; os.cpu_count() and "
                              "sched_getaffinity overstate what it may use",
                              f"use at most {fit} worker(s) or raise the quota (docker "

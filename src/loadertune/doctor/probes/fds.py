@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import resource
-
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, error, ok, warn
 
@@ -24,6 +22,12 @@ def fds_needed(tensors_per_batch: int, workers: int, prefetch: int) -> int:
 def probe(ctx: DoctorContext) -> list[Finding]:
     import torch.multiprocessing as tmp
 
+    try:
+        import resource  # POSIX only
+    except ImportError:
+        return [ok(PROBE, "fds.limit", "no ulimit -n on this platform",
+                   f"this platform has no RLIMIT_NOFILE; torch shares tensors with the "
+                   f"{tmp.get_sharing_strategy()!r} strategy here")]
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     strategy = tmp.get_sharing_strategy()
     sample = ctx.sample()

@@ -5,36 +5,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import psutil
-
-from loadertune.cgroups import read_limits
 from loadertune.config import LoaderConfig
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, error, human_bytes, ok, warn
+from loadertune.machine import DEFAULT_MEMORY_FRACTION
 from loadertune.objwalk import walk
 
 PROBE = "memory"
 OBJECT_LIST_MIN = 10_000
-HEADROOM = 0.8  # leave a fifth of available memory to the training step and the OS
 TRIAL_WORKERS = 2
-
-
-def available_memory() -> tuple[int, str]:
-    """Bytes available to this process: the system's, capped by a cgroup limit."""
-    avail = psutil.virtual_memory().available
-    limits = read_limits()
-    if limits.memory_limit is not None:
-        room = limits.memory_limit - (limits.memory_usage or 0)
-        if room < avail:
-            return max(room, 0), f"cgroup limit {human_bytes(limits.memory_limit)}"
-    return avail, "system"
 
 
 def max_safe_workers(available: int, main: int, per_worker: int) -> int:
     """Workers whose own memory fits in the headroom left after the main process."""
     if per_worker <= 0:
         return 1 << 16
-    return max(math.floor((available * HEADROOM - main) / per_worker), 0)
+    return max(math.floor((available * DEFAULT_MEMORY_FRACTION - main) / per_worker), 0)
 
 
 def object_heavy(root: Any) -> list[tuple[str, int, str]]:
@@ -61,10 +47,10 @@ def measure_worker(ctx: DoctorContext) -> Any:
 
 
 def probe(ctx: DoctorContext) -> list[Finding]:
-    avail, source = available_memory()
-    total = psutil.virtual_memory().total
+    avail, source = ctx.machine.memory_room, ctx.machine.memory_room_source()
+    total = ctx.machine.memory_total
     findings = [ok(PROBE, "memory.available", f"{human_bytes(avail)} available",
-                   f"{human_bytes(avail)} available of {human_bytes(total)} ({source})",
+                   f"{human_bytes(avail)} {source}, of {human_bytes(total)} RAM",
                    available=avail, total=total, source=source)]
     loaded = ctx.dataset()
     if loaded is None:
@@ -102,7 +88,8 @@ def probe(ctx: DoctorContext) -> list[Finding]:
     data = {"per_worker": per_worker, "main": main, "max_safe_workers": fit}
     evidence = (f"a {TRIAL_WORKERS}-worker trial measured {human_bytes(per_worker)} private "
                 f"memory (USS) per worker and {human_bytes(main)} in the main process; with "
-                f"{human_bytes(avail)} available and 20% headroom -> at most {fit} workers")
+                f"{human_bytes(avail)} {source} and {1 - DEFAULT_MEMORY_FRACTION:.0%} "
+                f"headroom -> at most {fit} workers")
     if fit < 1:
         findings.append(error(PROBE, "memory.max_workers", "not even one worker fits in memory",
                               evidence, "shrink what each worker holds (numpy instead of "

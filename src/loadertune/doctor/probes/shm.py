@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from loadertune.doctor.context import DoctorContext
@@ -32,6 +33,10 @@ def shm_need(sample_bytes: int, batch_size: int, prefetch: int, workers: int) ->
 def probe(ctx: DoctorContext) -> list[Finding]:
     total, free = shm_usage()
     findings: list[Finding] = []
+    if (total is None or free is None) and not sys.platform.startswith("linux"):
+        return [ok(PROBE, "shm.none", f"no /dev/shm on {sys.platform}",
+                   "torch passes worker batches through the platform's own shared memory "
+                   "here, with no /dev/shm size to check")]
     if total is None or free is None:
         return [warn(PROBE, "shm.missing", "no /dev/shm", "/dev/shm cannot be read",
                      "mount a tmpfs at /dev/shm; torch's workers pass batches through it")]

@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from loadertune.cgroups import Mount as Mount
+from loadertune.cgroups import parse_mountinfo as parse_mountinfo
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, ok, warn
 from loadertune.objwalk import walk
@@ -22,25 +24,6 @@ MAX_BYTES = 256 << 20
 SLOW_MB_S = 100.0
 FAST_MB_S = 300.0  # beyond any spinning disk
 FAST_FILES_S = 1000.0  # an HDD seeks ~100-200 times a second
-
-
-@dataclass(frozen=True)
-class Mount:
-    mount_point: str
-    fstype: str
-    source: str
-    device: str  # "major:minor"
-
-
-def parse_mountinfo(text: str) -> list[Mount]:
-    out = []
-    for line in text.splitlines():
-        left, sep, right = line.partition(" - ")
-        fields, rfields = left.split(), right.split()
-        if sep and len(fields) >= 5 and len(rfields) >= 2:
-            point = fields[4].replace("\\040", " ")
-            out.append(Mount(point, rfields[0], rfields[1], fields[2]))
-    return out
 
 
 def mount_of(path: str, mounts: list[Mount]) -> Mount | None:
