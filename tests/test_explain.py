@@ -18,6 +18,7 @@ from _lt import (
     cli,
     env,
 )
+from test_explain_corpus import CORPUS_CAUSES
 
 from loadertune.explain import CATALOGUE, explain_text
 
@@ -105,9 +106,9 @@ def test_ancdata_and_torch_fd_message() -> None:
 
 
 def test_every_catalogue_entry_is_exercised() -> None:
-    covered = set(EXPECTED.values()) | {
+    covered = set(EXPECTED.values()) | CORPUS_CAUSES | {
         "shm_exhausted", "cuda_forked", "pin_memory_thread", "ancdata",
-        "spawn_main_attribute"}
+        "spawn_main_attribute", "dataloader_failure"}
     assert {s.id for s in CATALOGUE} <= covered
     text = "AttributeError: Can't get attribute 'MyDataset' on <module '__main__' (built-in)>"
     assert explain_text(text).primary.signature.id == "spawn_main_attribute"
