@@ -65,7 +65,7 @@ def score(results: list[Result]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("dev", "holdout"), help="only this split")
+    parser.add_argument("--split", choices=("dev", "holdout", "fresh"), help="only this split")
     parser.add_argument("--json", type=Path, help="also write the results as JSON")
     args = parser.parse_args(argv)
     results = run(args.split)
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{mark} {r.split:7} {r.name:52} expected {r.expected:26} got {r.got} "
               f"({r.confidence:.2f}{', harmless' if r.harmless else ''})")
     print()
-    for name in ("dev", "holdout"):
+    for name in ("dev", "holdout", "fresh"):
         print(f"{name:8} {score([r for r in results if r.split == name])}")
     print(f"{'all':8} {score(results)}")
     unknown = [r.name for r in results if r.got == "unknown"]

@@ -93,7 +93,7 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|corrupt|wrong|bigger than)", 2),
          text(r"(?i)\b(?:h5py|hdf5|lmdb)\b", 1),
          frame(r"h5py|lmdb", 1),
-         text(r"(?i)can'?t pickle|cannot pickle", -3)),
+         text(r"(?i)can'?t pickle|cannot pickle|cannot be pickled", -3)),
         "an h5py/LMDB/zip handle opened in the dataset's __init__ is inherited by every forked "
         "worker; the library's state (file offsets, caches, locks) is then shared and reads "
         "return garbage, KeyErrors or crash",

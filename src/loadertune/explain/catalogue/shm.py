@@ -9,7 +9,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "shm_exhausted", "shared memory (/dev/shm) is full",
         (text(r"unable to allocate shared memory\(shm\) for file <[^>]*>", 4, key=True),
-         text(r"unable to write to file <[^>]*torch_[^>]*>", 3, key=True),
+         text(r"unable to write to file\s*<[^>\n]*torch", 3, key=True),
          text(r"unable to (?:open|mmap)[^\n]*(?:torch_|shared memory)[^\n]*No space left",
               3, key=True),
          text(r"No space left on device[^\n]*/dev/shm|/dev/shm[^\n]*No space left", 3,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WINDOWS
 from loadertune.explain.signature import Signature, exc, frame, phrase, text
 
-PICKLE_ERROR = r"(?i)can'?t pickle|cannot pickle|can'?t get (?:local object|attribute)"
+PICKLE_ERROR = (r"(?i)can'?t pickle|cannot (?:be )?pickle|can'?t get (?:local object|attribute)"
+                r"|cannot be pickled")
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -48,6 +49,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "unpicklable_object", "the dataset holds an object that cannot be pickled",
         (text(r"cannot pickle '(?P<type>[^']+)' object", 4, key=True),
          text(r"can't pickle (?P<type>\w+) objects", 4, key=True),
+         text(r"(?P<type>[\w.]+) objects? cannot be pickled", 4, key=True),
          text(r"Can't pickle <[^>]*(?:TextIOWrapper|BufferedReader|Connection|lock)[^>]*>", 4,
               key=True)),
         "under spawn/forkserver the dataset is pickled for each worker; it holds an open "

@@ -28,7 +28,9 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "worker_segfault", "a worker crashed in native code (segmentation fault)",
         (text(WORKER_SIGNAL + r"Segmentation\s+fault", 3, key=True),
-         text(phrase("Unexpected segmentation fault encountered in worker"), 3, key=True)),
+         text(phrase("Unexpected segmentation fault encountered in worker"), 3, key=True),
+         text(r"Fatal Python error: Segmentation fault", 2.5, key=True),
+         text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True)),
         "a C extension (image/audio decoder, OpenCV, a library not fork-safe) crashed inside "
         "a worker",
         "rerun with num_workers=0 and `python -X faulthandler` to see the native stack",
@@ -76,6 +78,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)\b(?:hangs?|hanging|hung|stuck|deadlock\w*|freez\w*|frozen)\b", 1.5,
               key=True),
          text(r"(?i)refuses to yield|no more batches|never (?:returns|finishes|ends)", 1),
+         text(r"(?i)stops? (?:running|working|responding|at)|no (?:progress|output)", 1.5,
+              key=True),
+         text(r"\^C|KeyboardInterrupt", 1.5, key=True),
+         frame(r"in _try_get_(?:data|batch)$|queues\.py in get$|connection\.py in _?poll$",
+               0.5),
          NUM_WORKERS_ZERO_WORKS),
         "the main process waits for batches that never come: a worker forked while another "
         "thread held a lock (logging, OpenMP/OpenCV/MKL thread pools, a queue) and waits on "
