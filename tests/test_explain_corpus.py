@@ -166,3 +166,22 @@ def test_cli_json_has_confidence_harmless_and_stable_ids(tmp_path: Path) -> None
     assert first["id"] == data["cause"] and first["evidence"] and "confidence" in first
     text = cli("explain", str(log), "--no-live").stdout
     assert "probably harmless" in text and "confidence" in text
+
+
+@pytest.mark.parametrize("text", [
+    "I get the same random numbers every run even with a seed",
+    "How many num_workers should I use for speed?",
+    "RecursionError: maximum recursion depth exceeded in my parser",
+    "the job was not killed by anything",
+])
+def test_texts_without_a_dataloader_failure_stay_unknown(text: str) -> None:
+    assert explain_text(text).ids() == []
+
+
+def test_a_missing_h5py_key_is_not_a_shared_handle() -> None:
+    text = ('KeyError: "Unable to open object (object \'images\' doesn\'t exist)" in my h5py '
+            "dataset with num_workers=0")
+    assert "shared_file_handle" not in explain_text(text).ids()
+    shared = ("KeyError: 'Unable to open object (bad object header version number)' from the "
+              "h5py file opened in __init__, only with num_workers=4")
+    assert explain_text(shared).primary.signature.id == "shared_file_handle"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS
+from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKERS_CONTEXT
 from loadertune.explain.signature import Signature, frame, phrase, text
 
 HANDLE_LIBS = r"(?:lmdb|h5py|hdf5|\.h5\b|zipfile|tarfile|sqlite)"
@@ -45,7 +45,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "print np.random.rand() in __getitem__ with num_workers=2: the workers print the same",
         "seed per worker: worker_init_fn=lambda i: np.random.seed(torch.initial_seed() % "
         "2**32), or use torch's RNG / np.random.default_rng created inside the worker",
-        priority=65),
+        priority=65, context=WORKERS_CONTEXT),
     Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
         (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),
@@ -62,7 +62,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "Python-object lists",
         "store the data in numpy arrays, Arrow or torch tensors (one buffer, no per-item "
         "refcounts), or keep only file paths/offsets in the dataset",
-        priority=60, probes=("memory",)),
+        priority=60, context=WORKERS_CONTEXT, probes=("memory",)),
     Signature(
         "collate_size_mismatch", "samples of different sizes cannot be stacked into a batch",
         (text(r"stack expects each tensor to be equal size(?:, but got \[(?P<shape_a>[^\]]*)\] "
@@ -93,7 +93,8 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|corrupt|wrong|bigger than)", 2),
          text(r"(?i)\b(?:h5py|hdf5|lmdb)\b", 1),
          frame(r"h5py|lmdb", 1),
-         text(r"(?i)can'?t pickle|cannot pickle|cannot be pickled", -3)),
+         text(r"(?i)can'?t pickle|cannot pickle|cannot be pickled", -3),
+         text(r"(?i)(?:doesn't|does not|don't) exist|not found", -6)),
         "an h5py/LMDB/zip handle opened in the dataset's __init__ is inherited by every forked "
         "worker; the library's state (file offsets, caches, locks) is then shared and reads "
         "return garbage, KeyErrors or crash",
@@ -101,7 +102,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "`loadertune doctor DATASET` lists open handles held by the dataset",
         "store only the path in __init__ and open the file lazily in each worker (first "
         "__getitem__ or worker_init_fn)",
-        priority=75),
+        priority=75, context=WORKERS_CONTEXT, min_score=2.5),
     Signature(
         "dataset_retry_recursion", "the dataset retries itself until RecursionError",
         (text(r"RecursionError|maximum recursion depth exceeded", 2, key=True),
@@ -115,5 +116,6 @@ SIGNATURES: tuple[Signature, ...] = (
         "load one item with num_workers=0 and print the exception the retry swallows",
         "fix the data path / the failing read; retry in a bounded loop that re-raises after "
         "a few attempts instead of recursing",
-        priority=70),
+        priority=70,
+        context=(text(r"(?i)__getitem__|dataset|dataloader|torch/utils/data|get_?item"),)),
 )

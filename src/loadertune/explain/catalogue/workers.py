@@ -123,5 +123,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "rerun with num_workers=0 to get the real error in the main process; "
         "`loadertune doctor SCRIPT.py` checks this machine and the script",
         "fix the error the num_workers=0 run shows",
-        priority=1, fallback=True, probes=("memory", "shm")),
+        priority=1, fallback=True, probes=("memory", "shm"),
+        context=(text(r"Traceback|\w+(?:Error|Exception)\b|exited unexpectedly|(?i:killed|"
+                      r"crash\w*|fail\w*|hang\w*|stuck|freez\w*)"),)),
 )
