@@ -185,3 +185,27 @@ def test_a_missing_h5py_key_is_not_a_shared_handle() -> None:
     shared = ("KeyError: 'Unable to open object (bad object header version number)' from the "
               "h5py file opened in __init__, only with num_workers=4")
     assert explain_text(shared).primary.signature.id == "shared_file_handle"
+
+
+def test_normalize_regroups_interleaved_ranks() -> None:
+    text = ("[rank0]: RuntimeError: An attempt has been made to start a new process\n"
+            "[rank1]: Traceback (most recent call last):\n"
+            "[rank0]:   before the current process has finished its bootstrapping phase.\n"
+            "[rank1]:   File \"/a/torch/utils/data/dataloader.py\", line 1, in __iter__\n"
+            "torchrun: rank 1 exited\n")
+    parsed = normalize(text)
+    assert parsed.origin[:5] == (1, 3, 2, 4, 5)
+    assert parsed.lines[1].strip().startswith("before the current process")
+    match = explain_text(text).primary
+    assert match.signature.id == "spawn_bootstrap"
+    assert match.score >= 4, "the whole message is found once the rank's lines are together"
+    assert [n for n, _ in match.evidence] == [1, 3]  # original line numbers of rank 0
+
+
+def test_fallback_is_a_direction_not_a_confident_diagnosis() -> None:
+    text = ("Traceback (most recent call last):\n"
+            '  File "/v/torch/utils/data/dataloader.py", line 1329, in _next_data\n'
+            "RuntimeError: something went wrong in DataLoader worker process 0\n")
+    match = explain_text(text).primary
+    assert match.signature.id == "dataloader_failure"
+    assert match.confidence <= 0.4

@@ -20,6 +20,7 @@ MAX_TEXT = 4 * 2**20  # the end of a long log holds the failure
 IGNORED_WEIGHT = 0.25  # a signal seen only in shutdown noise
 REAL_FAILURE = 2.5  # a non-harmless cause this strong outranks any noise
 MAX_CONFIDENCE = 0.97
+FALLBACK_CONFIDENCE = 0.4  # "a DataLoader failed" is a direction, not a diagnosis
 
 
 @dataclass
@@ -101,7 +102,7 @@ def score_signature(signature: Signature, parsed: Parsed) -> Match | None:
     key_found = not any(s.key for s in signature.signals)
     lines: list[int] = []
     details: dict[str, str] = {}
-    for signal in signature.signals:
+    for signal in sorted(signature.signals, key=lambda sig: -sig.weight):  # best evidence first
         hits = _hits(signal, parsed)
         if len(hits) < signal.min_count:
             continue
@@ -122,7 +123,7 @@ def score_signature(signature: Signature, parsed: Parsed) -> Match | None:
     if not key_found or score < signature.min_score:
         return None
     evidence = [(parsed.origin[i], parsed.lines[i].strip()[:300])
-                for i in sorted(lines)[:MAX_EVIDENCE]]
+                for i in sorted(lines[:MAX_EVIDENCE])]
     return Match(signature, evidence, details, score)
 
 
@@ -145,6 +146,8 @@ def rank(matches: list[Match]) -> list[Match]:
     for i, m in enumerate(matches):
         others = [o.score for j, o in enumerate(matches) if j != i]
         m.confidence = confidence(m.score, max(others) if i == 0 and others else 0.0)
+        if m.signature.fallback:
+            m.confidence = min(m.confidence, FALLBACK_CONFIDENCE)
     return matches
 
 

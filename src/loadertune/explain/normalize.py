@@ -14,10 +14,12 @@ import re
 from dataclasses import dataclass
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-PREFIXES = tuple(re.compile(p) for p in (
-    r"^\s*\[(?:rank|default|local_rank|worker)?\s*\d+\]\s*:\s?",   # [rank0]: [default0]: [0]:
-    r"^\s*(?:rank|local_rank)\s*\d+\s*:\s",                        # rank 0: ...
-    r"^\d{1,3}: (?=\S|\s+File )",                                  # torchrun 0: ...
+RANK_PREFIXES = tuple(re.compile(p) for p in (
+    r"^\s*\[(?:rank|default|local_rank|worker)?\s*(?P<rank>\d+)\]\s*:\s?",  # [rank0]: [0]:
+    r"^\s*(?:rank|local_rank)\s*(?P<rank>\d+)\s*:\s",                     # rank 0: ...
+    r"^(?P<rank>\d{1,3}): (?=\S|\s+File )",                               # torchrun 0: ...
+))
+PREFIXES = RANK_PREFIXES + tuple(re.compile(p) for p in (
     r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\]?\s*(?:[|-]\s*)?",
     r"^\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?\s+",
     r"^\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\]?(?::[\w.]+)?(?::|\s+-)?\s+",
@@ -65,17 +67,46 @@ class Parsed:
 
 def strip_prefixes(line: str) -> str:
     """Remove rank, timestamp, log-level, quote and box prefixes (repeatedly)."""
+    return _strip(line)[0]
+
+
+def _strip(line: str) -> tuple[str, str | None]:
+    """The line without its prefixes, and the rank its prefix named (None if none)."""
     line = ANSI.sub("", line)
+    rank = None
     for _ in range(6):
         before = line
         for prefix in PREFIXES:
-            line = prefix.sub("", line, count=1)
+            m = prefix.match(line)
+            if m:
+                rank = rank or m.groupdict().get("rank")
+                line = line[m.end():]
         if line == before:
             break
     line = RIGHT_BORDER.sub("", line)
     if WINDOWS_PATH.search(line):
         line = re.sub(r"\\+", "/", line)
-    return line.rstrip()
+    return line.rstrip(), rank
+
+
+def deinterleave(lines: list[tuple[str, str | None]]) -> list[tuple[int, str]]:
+    """(1-based origin, line), each rank's lines together, ranks in order of first output.
+
+    A line without a rank prefix belongs to the rank of the line before it (a continuation),
+    or to the launcher when none came before. With one rank or none the order is unchanged.
+    """
+    numbered: list[tuple[str, int, str]] = []
+    current = ""
+    for number, (line, rank) in enumerate(lines, 1):
+        current = rank if rank is not None else current
+        numbered.append((current, number, line))
+    first: dict[str, int] = {}
+    for i, (rank, _, _) in enumerate(numbered):
+        first.setdefault(rank, i)
+    if len([r for r in first if r]) < 2:
+        return [(number, line) for _, number, line in numbered]
+    numbered.sort(key=lambda item: first[item[0]])  # stable: each rank keeps its own order
+    return [(number, line) for _, number, line in numbered]
 
 
 def _continues(prev: str, line: str) -> str | None:
@@ -94,11 +125,11 @@ def _continues(prev: str, line: str) -> str | None:
     return None
 
 
-def unwrap(lines: list[str]) -> tuple[list[str], list[int]]:
+def unwrap(lines: list[tuple[int, str]]) -> tuple[list[str], list[int]]:
     """Join lines broken at the terminal width; return them with their 1-based origins."""
     out: list[str] = []
     origin: list[int] = []
-    for number, line in enumerate(lines, 1):
+    for number, line in lines:
         joint = _continues(out[-1], line) if out else None
         if joint is not None:
             out[-1] = out[-1] + joint + line.lstrip()
@@ -129,9 +160,9 @@ def _ignored_lines(lines: list[str]) -> frozenset[int]:
 
 
 def normalize(raw: str) -> Parsed:
-    """Strip decoration, unwrap, and index frames, exceptions and ignored blocks."""
+    """Strip decoration, regroup ranks, unwrap; index frames, exceptions, ignored blocks."""
     raw = raw.replace("\r\n", "\n").replace("\r", "\n")
-    lines, origin = unwrap([strip_prefixes(line) for line in raw.split("\n")])
+    lines, origin = unwrap(deinterleave([_strip(line) for line in raw.split("\n")]))
     frames: list[tuple[int, str]] = []
     exceptions: list[tuple[int, str]] = []
     for i, line in enumerate(lines):
