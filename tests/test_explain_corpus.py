@@ -68,6 +68,10 @@ def test_harmless_noise_is_not_harmless_when_something_failed() -> None:
     assert explanation.primary.signature.id == "bus_error_shm"
     assert not explanation.harmless
     assert "harmless_tokenizers_fork" in explanation.ids()
+    confidences = [m.confidence for m in explanation.matches]
+    assert confidences == sorted(confidences, reverse=True), "never surer of a lower cause"
+    alone = explain_text(failure.replace(noise, "")).primary.confidence
+    assert explanation.primary.confidence < alone, "a second cause lowers the confidence"
 
 
 def test_shutdown_noise_does_not_count_as_the_error_it_prints() -> None:

@@ -127,12 +127,11 @@ def score_signature(signature: Signature, parsed: Parsed) -> Match | None:
     return Match(signature, evidence, details, score)
 
 
-def confidence(score: float, runner_up: float) -> float:
-    """Grows with the score, shrinks when another cause scores nearly as high."""
+def confidence(score: float, total: float) -> float:
+    """Grows with the score; shrinks with the share other causes take of the total score."""
     base = 1 - 0.5 ** score
-    if runner_up > 0:
-        base *= min(1.0, 0.6 + 0.4 * (score - runner_up) / score)
-    return round(min(base, MAX_CONFIDENCE), 2)
+    share = score / total if total > 0 else 1.0
+    return round(min(base * (0.5 + 0.5 * share), MAX_CONFIDENCE), 2)
 
 
 def rank(matches: list[Match]) -> list[Match]:
@@ -143,11 +142,13 @@ def rank(matches: list[Match]) -> list[Match]:
     failing = any(not m.signature.harmless and m.score >= REAL_FAILURE for m in matches)
     matches.sort(key=lambda m: (failing and m.signature.harmless, -m.score,
                                 -m.signature.priority, m.evidence[0][0] if m.evidence else 0))
+    total = sum(max(m.score, 0.0) for m in matches)
     for i, m in enumerate(matches):
-        others = [o.score for j, o in enumerate(matches) if j != i]
-        m.confidence = confidence(m.score, max(others) if i == 0 and others else 0.0)
+        m.confidence = confidence(m.score, total)
         if m.signature.fallback:
             m.confidence = min(m.confidence, FALLBACK_CONFIDENCE)
+        if i > 0:  # never more sure of a cause ranked below another
+            m.confidence = min(m.confidence, matches[i - 1].confidence)
     return matches
 
 

@@ -67,7 +67,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"reduction\.dump\(process_obj", 1),
          text(r"Exiting due to exception: '__getstate__'|'__getstate__'", 1),
          exc(r"BrokenPipeError", 1),
-         text(PICKLE_ERROR, -3),
+         text(PICKLE_ERROR, -5),
          WINDOWS, NUM_WORKERS_ZERO_WORKS),
         "with spawn (always on Windows) the parent pickles the dataset, collate_fn and "
         "worker_init_fn for each worker; pickling failed in the parent, so the child read an "
