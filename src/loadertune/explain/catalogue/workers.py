@@ -76,7 +76,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Thread 0x[0-9a-f]+ \(most recent call first\)", 1, key=True),
          text(r"\(idle\)|py-spy", 1, key=True),
          text(r"(?i)\b(?:hangs?|hanging|hung|stuck|(?<!avoid )deadlock(?:s|ed)?|freez(?:e|es|ing)"
-              r"|frozen)\b", 1.5, key=True),
+              r"|frozen(?! to produce))\b", 1.5, key=True),
          text(r"(?i)refuses to yield|no more batches|never (?:returns|finishes|ends)", 1),
          text(r"(?i)stops? (?:running|working|responding|at)|no (?:progress|output)", 1.5,
               key=True),
