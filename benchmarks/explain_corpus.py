@@ -1,8 +1,8 @@
 """How often does `loadertune explain` name the established cause of real-world error texts?
 
 Reads tests/explain_corpus/*.txt (a header with source, cause, split, why; then the text as
-posted), explains each text and prints one line per entry and the share right, for the dev
-split, the holdout split and all. Always exits 0: it measures, it does not gate.
+posted), explains each text and prints one line per entry and the share right per split
+(dev, holdout, fresh, fresh2) and for all. Always exits 0: it measures, it does not gate.
 
     python benchmarks/explain_corpus.py                 # every entry
     python benchmarks/explain_corpus.py --split dev     # only the dev entries
@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "explain_corpus"
+SPLITS = ("dev", "holdout", "fresh", "fresh2")  # fresh*: collected after the matcher was frozen
 
 
 @dataclass
@@ -65,7 +66,7 @@ def score(results: list[Result]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("dev", "holdout", "fresh"), help="only this split")
+    parser.add_argument("--split", choices=SPLITS, help="only this split")
     parser.add_argument("--json", type=Path, help="also write the results as JSON")
     args = parser.parse_args(argv)
     results = run(args.split)
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{mark} {r.split:7} {r.name:52} expected {r.expected:26} got {r.got} "
               f"({r.confidence:.2f}{', harmless' if r.harmless else ''})")
     print()
-    for name in ("dev", "holdout", "fresh"):
+    for name in SPLITS:
         print(f"{name:8} {score([r for r in results if r.split == name])}")
     print(f"{'all':8} {score(results)}")
     unknown = [r.name for r in results if r.got == "unknown"]

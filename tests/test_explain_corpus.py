@@ -36,11 +36,12 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
         assert fields["source"].startswith("https://"), path.name
         assert fields["cause"] in ids, path.name
         assert fields["why"].strip(), path.name
-        assert fields["split"] in ("dev", "holdout", "fresh"), path.name
+        assert fields["split"] in ("dev", "holdout", "fresh", "fresh2"), path.name
         assert body.strip(), path.name
     # every 4th entry collected before the matcher was written is held out; "fresh" entries
     # were collected after it was frozen
-    first = [(path, fields) for path, fields, _ in entries if fields["split"] != "fresh"]
+    first = [(path, fields) for path, fields, _ in entries
+             if not fields["split"].startswith("fresh")]
     for i, (path, fields) in enumerate(first, 1):
         assert fields["split"] == ("holdout" if i % 4 == 0 else "dev"), path.name
 
@@ -177,6 +178,7 @@ def test_cli_json_has_confidence_harmless_and_stable_ids(tmp_path: Path) -> None
     "How many num_workers should I use for speed?",
     "RecursionError: maximum recursion depth exceeded in my parser",
     "the job was not killed by anything",
+    "BrokenPipeError: [Errno 32] Broken pipe",
 ])
 def test_texts_without_a_dataloader_failure_stay_unknown(text: str) -> None:
     assert explain_text(text).ids() == []

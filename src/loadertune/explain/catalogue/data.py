@@ -19,7 +19,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)num_?workers?[^\n]{0,40}affects?[^\n]{0,40}(?:number|batches|samples)",
               2, key=True),
          text(r"(?i)IterableDataset|iterable[- ]style|iterable dataset|streaming", 1),
-         text(r"(?i)random|seed|np\.random", -1)),
+         text(r"(?i)random|seed|np\.random", -1),
+         text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|copy[- ]on[- ]|refcount|reference count", -2)),
         "every worker runs its own copy of the IterableDataset's __iter__; without sharding "
         "by worker each worker yields the whole stream, so samples repeat num_workers times",
         "count samples in an epoch with num_workers=0 and num_workers=2: they differ",
@@ -53,6 +54,9 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|(?:grow|increas|leak)\w*[^\n]{0,40}memory|\b\d+\s*GB? (?:RAM )?(?:during|"
               r"over|per) (?:an |one |each )?epoch", 1.5, key=True),
          text(r"pytorch/pytorch/issues/13246", 2),
+         text(r"(?i)copy[- ]on[- ]write|\bCoW\b", 1.5, key=True),
+         text(r"(?i)reference counts?|refcounts?|ob_refcnt", 1.5),
+         text(r"(?i)list\[dict\]|lists? of (?:dicts?|strings?|objects)", 1),
          text(r"(?i)num_workers\s*(?:>\s*0|is nonzero|=\s*[1-9])|workers", 0.5),
          text(r"(?i)\[str\(|list of|\bdict\b|pd\.read_\w+|DataFrame|self\.\w+ = \[", 1)),
         "each worker touches the dataset's Python objects (lists, dicts, pandas object "

@@ -66,7 +66,7 @@ SIGNATURES: tuple[Signature, ...] = (
          frame(r"popen_spawn_win32\.py in __init__$", 1.5, key=True),
          text(r"reduction\.dump\(process_obj", 1),
          text(r"Exiting due to exception: '__getstate__'|'__getstate__'", 1),
-         exc(r"BrokenPipeError", 1),
+         exc(r"BrokenPipeError", 1, key=True),
          text(PICKLE_ERROR, -5),
          WINDOWS, NUM_WORKERS_ZERO_WORKS),
         "with spawn (always on Windows) the parent pickles the dataset, collate_fn and "
@@ -76,5 +76,5 @@ SIGNATURES: tuple[Signature, ...] = (
         "that fails",
         "make the dataset picklable: module-level functions, open files/handles lazily in "
         "the worker; or num_workers=0",
-        priority=60, probes=("pickling", "startmethod")),
+        priority=60, probes=("pickling", "startmethod"), min_score=1.5),
 )
