@@ -9,6 +9,7 @@ text, and the fallback cause only when nothing else matched.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from loadertune.explain.catalogue import CATALOGUE
@@ -16,6 +17,7 @@ from loadertune.explain.normalize import Parsed, normalize
 from loadertune.explain.signature import Signal, Signature
 
 MAX_EVIDENCE = 4
+MAX_HITS = 50  # a log can repeat one error thousands of times
 MAX_TEXT = 4 * 2**20  # the end of a long log holds the failure
 IGNORED_WEIGHT = 0.25  # a signal seen only in shutdown noise
 REAL_FAILURE = 2.5  # a non-harmless cause this strong outranks any noise
@@ -85,25 +87,29 @@ class Explanation:
         }
 
 
-def _hits(signal: Signal, parsed: Parsed) -> list[tuple[int, dict[str, str]]]:
-    """(line index, named groups) of each place ``signal`` is found."""
+Hit = tuple[int, dict[str, str]]
+
+
+def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS) -> list[Hit]:
+    """(line index, named groups) of the first ``limit`` places ``signal`` is found."""
     if signal.where == "text":
-        return [(parsed.line_at(m.start()), m.groupdict())
-                for m in signal.compiled.finditer(parsed.text)]
+        found = islice(signal.compiled.finditer(parsed.text), limit)
+        return [(parsed.line_at(m.start()), m.groupdict()) for m in found]
     view = parsed.frames if signal.where == "frame" else parsed.exceptions
-    return [(i, m.groupdict()) for i, item in view if (m := signal.compiled.search(item))]
+    matches = ((i, signal.compiled.search(item)) for i, item in view)
+    return list(islice(((i, m.groupdict()) for i, m in matches if m), limit))
 
 
 def score_signature(signature: Signature, parsed: Parsed) -> Match | None:
     """The signature's score on this text, or None when it does not apply."""
-    if signature.context and not any(_hits(s, parsed) for s in signature.context):
+    if signature.context and not any(_hits(s, parsed, 1) for s in signature.context):
         return None
     score = 0.0
     key_found = not any(s.key for s in signature.signals)
     lines: list[int] = []
     details: dict[str, str] = {}
     for signal in sorted(signature.signals, key=lambda sig: -sig.weight):  # best evidence first
-        hits = _hits(signal, parsed)
+        hits = _hits(signal, parsed, max(MAX_HITS, signal.min_count))
         if len(hits) < signal.min_count:
             continue
         live = [h for h in hits if h[0] not in parsed.ignored]
