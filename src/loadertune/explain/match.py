@@ -59,6 +59,8 @@ class Match:
 
 @dataclass
 class Explanation:
+    """The causes found in one text, best first (empty: unknown)."""
+
     matches: list[Match]
 
     @property

@@ -102,8 +102,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "an h5py/LMDB/zip handle opened in the dataset's __init__ is inherited by every forked "
         "worker; the library's state (file offsets, caches, locks) is then shared and reads "
         "return garbage, KeyErrors or crash",
-        "open the file with num_workers=0 (works) and with 2 workers (fails); "
-        "`loadertune doctor DATASET` lists open handles held by the dataset",
+        "`loadertune doctor DATASET` (its pickling check names the open file the dataset "
+        "holds)",
         "store only the path in __init__ and open the file lazily in each worker (first "
         "__getitem__ or worker_init_fn)",
         priority=75, context=WORKERS_CONTEXT, min_score=2.5),

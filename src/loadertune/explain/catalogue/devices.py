@@ -16,8 +16,8 @@ SIGNATURES: tuple[Signature, ...] = (
               r"'cuda'\)|map_location", 0.5)),
         "CUDA was initialised in the parent and a forked worker (the default on Linux) used "
         "CUDA again: a CUDA context cannot survive fork",
-        "`loadertune doctor --probe cuda`; the dataset or collate_fn calls .cuda()/.to('cuda') "
-        "or holds CUDA tensors (torch.load without map_location)",
+        "`loadertune doctor train.py --probe cuda` (flags CUDA initialised before the "
+        "workers fork)",
         "return CPU tensors from the dataset and move batches to the GPU in the training loop "
         "(pin_memory=True + .to(device, non_blocking=True)); load with map_location='cpu'; or "
         "multiprocessing_context='spawn'",
@@ -30,7 +30,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "the thread that copies batches into page-locked memory died: CUDA out of memory or "
         "a CUDA error while pinning, a batch type it cannot pin, or a shared-memory file "
         "that vanished before it was read (file_system strategy)",
-        "rerun with pin_memory=False; `loadertune doctor --probe cuda`",
+        "rerun with pin_memory=False: the error goes away when pinning is the cause",
         "set pin_memory=False, or free GPU memory / lower the batch size; give custom batch "
         "types a pin_memory() method",
         priority=75, probes=("cuda",)),
@@ -41,7 +41,7 @@ SIGNATURES: tuple[Signature, ...] = (
          frame(r"pin_memory\.py in pin_memory$", 0.5)),
         "pin_memory=True asks the loader to page-lock each batch, which only CPU tensors can "
         "be; the dataset or collate_fn already returns CUDA tensors",
-        "the dataset's items report device='cuda' (print(ds[0]))",
+        "`print(dataset[0])` shows device='cuda:0'",
         "return CPU tensors and move batches in the training loop, or set pin_memory=False",
         detail="the batch holds a {tensor}", priority=88, probes=("cuda",)),
     Signature(
@@ -62,8 +62,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "on Windows every worker is a new process that imports torch and its CUDA DLLs; "
         "Windows reserves (commits) their full size up front, so a few workers exhaust RAM + "
         "page file even when little memory is really used",
-        "System Properties > Advanced > Performance > Virtual memory shows the page file; "
-        "the error goes away with num_workers=0",
+        "`Get-CimInstance Win32_PageFileUsage` in PowerShell (AllocatedBaseSize, MB) against "
+        "about 2 GB per worker",
         "lower num_workers (try 2), let Windows manage a larger page file (or raise it by "
         "hand and reboot), close other programs",
         priority=93, probes=("memory",)),

@@ -34,7 +34,6 @@ SIGNATURES: tuple[Signature, ...] = (
         "the process hit its open-file limit (`ulimit -n`): with the file_descriptor sharing "
         "strategy every tensor in flight between workers and the main process holds a "
         "descriptor, and batches that are kept alive keep theirs",
-        "`loadertune doctor --probe fds` (`ulimit -n`; `ls /proc/<pid>/fd | wc -l` while it "
-        "runs)",
+        "`loadertune doctor --probe fds` (`ulimit -n` against what the workers need)",
         FD_FIX, priority=90, probes=("fds",)),
 )

@@ -29,7 +29,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "a fast (Rust) tokenizer was used before DataLoader workers forked; in each worker it "
         "turns its own thread pool off to avoid a deadlock and says so. Tokenising still "
         "works (single-threaded per worker)",
-        "`echo $TOKENIZERS_PARALLELISM` is unset; training goes on after the warning",
+        "`echo $TOKENIZERS_PARALLELISM` (unset: each forked worker prints the warning once)",
         "set TOKENIZERS_PARALLELISM=false (workers already parallelise), or tokenize only "
         "inside the workers",
         priority=20, harmless=True),

@@ -22,7 +22,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "a worker (or the queue between workers and the main process) could not create its "
         "shared-memory file or semaphore: /dev/shm is full or tiny (Docker's default is 64 MB); "
         "the disk itself may have plenty of room",
-        "`loadertune doctor --probe shm` (or `df -h /dev/shm` while loading)",
+        "`loadertune doctor --probe shm` (size and free space of /dev/shm against what the "
+        "workers put in flight)",
         SHM_FIX, priority=95, probes=("shm",)),
     Signature(
         "bus_error_shm", "bus error: workers out of shared memory",
@@ -34,8 +35,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)\bbus error\b", 0.5), CONTAINER),
         "a worker wrote into a shared-memory mapping that /dev/shm could not back: the "
         "tmpfs ran out of space and the kernel sent SIGBUS",
-        "`loadertune doctor --probe shm` (64M in a default Docker container); rerun with "
-        "num_workers=0: the error disappears when shared memory is the cause",
+        "`loadertune doctor --probe shm` (64M in a default Docker container)",
         SHM_FIX, priority=90, probes=("shm",)),
     Signature(
         "torch_shm_manager", "torch_shm_manager could not start",
@@ -45,8 +45,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "the file_system sharing strategy (the default on macOS) needs the helper binary "
         "torch/bin/torch_shm_manager; it could not be executed (no execute permission, a "
         "broken or sandboxed install, a noexec mount), so workers cannot hand tensors over",
-        "`ls -l $(python -c \"import torch, os; print(os.path.dirname(torch.__file__))\")"
-        "/bin/torch_shm_manager` shows whether it exists and is executable",
+        "`ls -l \"$(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')"
+        "/bin/torch_shm_manager\"` (missing, or no x bit)",
         "`chmod +x` that file or reinstall torch; on a noexec filesystem install elsewhere; "
         "num_workers=0 avoids shared memory altogether",
         priority=92),
@@ -60,8 +60,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "a tensor on the Apple GPU (mps) was to be put in shared memory for another process: "
         "only CPU tensors can be shared, so the dataset (or a default device set to mps) must "
         "not hand mps tensors to workers",
-        "`python -c \"import torch; print(torch.get_default_device())\"`; the dataset's "
-        "tensors report device='mps'",
+        "`python -c \"import torch; print(torch.get_default_device())\"` (mps: every new "
+        "tensor, the dataset's too, is made on the GPU)",
         "keep the dataset on the CPU and move batches to mps in the training loop; or "
         "num_workers=0; with spawn, don't set the default device before the loader starts",
         priority=90),

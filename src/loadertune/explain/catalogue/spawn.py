@@ -34,7 +34,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
         "each worker; a lambda or a function defined inside another function cannot be "
         "pickled (the child's EOFError is only the echo of that)",
-        "`loadertune doctor train.py` names the object; it works with num_workers=0 or fork",
+        "`loadertune doctor train.py` names the object that cannot be pickled",
         "define the function with `def` at module level (functools.partial for arguments)",
         priority=85, probes=("startmethod",)),
     Signature(
@@ -42,7 +42,8 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"Can't get attribute '(?P<name>[^']+)' on <module '__main__'", 4, key=True),),
         "a spawn/forkserver worker unpickles the dataset by importing its class, but the class "
         "lives in an interactive session or notebook's __main__, which the worker cannot import",
-        "the class named in the message is defined in a notebook or `python -c`",
+        "`loadertune doctor module:dataset` from a .py module works where the notebook "
+        "does not",
         "move the Dataset class (and collate_fn) into a .py module and import it",
         priority=85),
     Signature(

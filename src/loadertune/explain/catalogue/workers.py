@@ -21,8 +21,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "the kernel's OOM killer (or a container's memory limit) killed a worker with "
         "SIGKILL: the workers together used more memory than available. Python-object "
         "datasets grow in every worker over an epoch (copy-on-read)",
-        "`dmesg -T | grep -i -e oom -e 'killed process'`; `loadertune doctor DATASET` "
-        "measures memory per worker and the max safe num_workers",
+        "`dmesg -T | grep -i -e oom -e 'killed process'` (the kernel names the worker it "
+        "killed; `loadertune doctor DATASET` then gives the max safe num_workers)",
         "fewer workers (doctor's max safe num_workers), a smaller prefetch_factor or batch, "
         "and keep data in numpy arrays/Arrow instead of Python lists and dicts",
         priority=80, probes=("memory",)),
@@ -34,7 +34,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True)),
         "a C extension (image/audio decoder, OpenCV, a library not fork-safe) crashed inside "
         "a worker",
-        "rerun with num_workers=0 and `python -X faulthandler` to see the native stack",
+        "`python -X faulthandler train.py` with num_workers=0 prints the native stack",
         "upgrade or replace the crashing library, initialise it inside the worker "
         "(worker_init_fn) instead of before fork, or use multiprocessing_context='spawn'",
         priority=80, probes=("threads",)),
@@ -59,7 +59,7 @@ SIGNATURES: tuple[Signature, ...] = (
          NUM_WORKERS_ZERO_WORKS),
         "a worker process ended without reporting an error: it crashed, was killed, or "
         "called exit (the signal is not always known)",
-        "rerun with num_workers=0 for the real traceback; `dmesg -T | tail` for OOM kills",
+        "rerun with num_workers=0: the real error is raised in the main process",
         "fix what the num_workers=0 run shows; when memory is the cause, fewer workers",
         priority=50, probes=("memory", "shm")),
     Signature(
@@ -67,8 +67,7 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"DataLoader timed out after (?P<seconds>[\d.]+) seconds", 3, key=True),),
         "no batch arrived within DataLoader(timeout=...): a worker is slow (slow storage, a "
         "huge item) or stuck (deadlock, waiting on a lock or network)",
-        "time one item with num_workers=0; `py-spy dump --pid <worker pid>` shows where a "
-        "worker waits",
+        "`py-spy dump --pid <worker pid>` shows where a worker waits",
         "raise timeout= for slow items, or fix the stuck worker (see the hang entry)",
         priority=60, probes=("storage",)),
     Signature(
@@ -88,8 +87,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "the main process waits for batches that never come: a worker forked while another "
         "thread held a lock (logging, OpenMP/OpenCV/MKL thread pools, a queue) and waits on "
         "it forever, or it blocks on I/O",
-        "`py-spy dump --pid <pid>` of the main process and of each worker; rerun with "
-        "num_workers=0 (no hang: it is the fork) and with multiprocessing_context='spawn'",
+        "`py-spy dump --pid <worker pid>` shows the lock or call the worker waits on",
         "start workers before creating threads, use multiprocessing_context='spawn' or "
         "'forkserver', call cv2.setNumThreads(0) and torch.set_num_threads(1) in "
         "worker_init_fn, and set DataLoader(timeout=...) to fail instead of hang",
@@ -121,8 +119,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)\bnum_?workers?\b", 1, key=True)),
         "the log shows a DataLoader failure but not its cause (cut off, or the real error "
         "happened in a worker and was not printed)",
-        "rerun with num_workers=0 to get the real error in the main process; "
-        "`loadertune doctor SCRIPT.py` checks this machine and the script",
+        "rerun with num_workers=0: the real error is raised in the main process "
+        "(`loadertune doctor SCRIPT.py` checks this machine and the script)",
         "fix the error the num_workers=0 run shows",
         priority=1, fallback=True, probes=("memory", "shm"),
         context=(text(r"Traceback|\w+(?:Error|Exception)\b|exited unexpectedly|(?i:killed|"
