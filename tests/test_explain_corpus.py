@@ -36,7 +36,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
         assert fields["source"].startswith("https://"), path.name
         assert fields["cause"] in ids, path.name
         assert fields["why"].strip(), path.name
-        assert fields["split"] in ("dev", "holdout", "fresh", "fresh2"), path.name
+        assert fields["split"] in ("dev", "holdout", "fresh", "fresh2", "fresh3"), path.name
         assert body.strip(), path.name
     # every 4th entry collected before the matcher was written is held out; "fresh" entries
     # were collected after it was frozen
@@ -98,6 +98,8 @@ def test_dataloader_error_without_a_known_cause_falls_back_not_unknown() -> None
     assert explanation.ids() == ["dataloader_failure"]
     assert "num_workers=0" in explanation.primary.signature.confirm
     assert not explain_text("ZeroDivisionError: division by zero\n").known
+    words = explain_text("With num_workers=4 my DataLoader gives an error, with 0 it works")
+    assert words.ids() == ["dataloader_failure"], "an error in words is still a DataLoader error"
 
 
 def test_collate_names_the_shapes() -> None:

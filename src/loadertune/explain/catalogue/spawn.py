@@ -16,6 +16,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"freeze_support\(\)", 2.5, key=True),
          text(r"(?i)bootstrapping phase", 2, key=True),
          frame(r"spawn\.py in _fixup_main_from_path$", 1),
+         text(r"(?m)^ ?\w+ ?= ?(?:torch\.utils\.data\.)?DataLoader\(", 1, key=True),
+         text(r"(?i)num_?work\w*[^\n]{0,60}(?:not zero|non-?zero|greater than (?:0|zero))", 1),
+         text(r"if __name__ ?== ?['\"]__main__['\"]", -2),
          WINDOWS),
         "with spawn/forkserver (Windows, macOS, Python 3.14+ Linux) each worker re-imports "
         "the main script; the script creates/iterates its DataLoader at import time, outside "
@@ -23,7 +26,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "`loadertune doctor train.py` points at the line that iterates at import time",
         "put the training code in a function and call it under `if __name__ == "
         "\"__main__\":`",
-        priority=95, probes=("startmethod",)),
+        priority=95, probes=("startmethod",), min_score=1.5),
     Signature(
         "pickle_local_object", "a local function or lambda cannot be pickled",
         (text(r"Can't pickle local object '(?P<object>[^']+)'", 4, key=True),
@@ -39,7 +42,12 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=85, probes=("startmethod",)),
     Signature(
         "spawn_main_attribute", "workers cannot find a class defined in __main__",
-        (text(r"Can't get attribute '(?P<name>[^']+)' on <module '__main__'", 4, key=True),),
+        (text(r"Can't get attribute '(?P<name>[^']+)' on <module '__main__'", 4, key=True),
+         text(r"(?i)defined (?:in|within|inside) (?:the|a|my|your) (?:notebook|jupyter|ipython)",
+              2, key=True),
+         text(r"(?i)\bspawn\b", 1),
+         text(r"(?i)notebook|jupyter|ipython|interactive", 1),
+         text(r"(?i)could not be found|can'?t be found|cannot be found", 0.5)),
         "a spawn/forkserver worker unpickles the dataset by importing its class, but the class "
         "lives in an interactive session or notebook's __main__, which the worker cannot import",
         "`loadertune doctor module:dataset` from a .py module works where the notebook "

@@ -124,5 +124,5 @@ SIGNATURES: tuple[Signature, ...] = (
         "fix the error the num_workers=0 run shows",
         priority=1, fallback=True, probes=("memory", "shm"),
         context=(text(r"Traceback|\w+(?:Error|Exception)\b|exited unexpectedly|(?i:killed|"
-                      r"crash\w*|fail\w*|hang\w*|stuck|freez\w*)"),)),
+                      r"crash\w*|fail\w*|hang\w*|stuck|freez\w*|\berror\b)"),)),
 )
