@@ -65,13 +65,8 @@ class Parsed:
         return bisect.bisect_right(self.starts, offset) - 1
 
 
-def strip_prefixes(line: str) -> str:
-    """Remove rank, timestamp, log-level, quote and box prefixes (repeatedly)."""
-    return _strip(line)[0]
-
-
-def _strip(line: str) -> tuple[str, str | None]:
-    """The line without its prefixes, and the rank its prefix named (None if none)."""
+def strip_prefixes(line: str) -> tuple[str, str | None]:
+    """(line without rank/timestamp/level/quote/box prefixes, rank the prefix named or None)."""
     line = ANSI.sub("", line)
     rank = None
     for _ in range(6):
@@ -162,7 +157,7 @@ def _ignored_lines(lines: list[str]) -> frozenset[int]:
 def normalize(raw: str) -> Parsed:
     """Strip decoration, regroup ranks, unwrap; index frames, exceptions, ignored blocks."""
     raw = raw.replace("\r\n", "\n").replace("\r", "\n")
-    lines, origin = unwrap(deinterleave([_strip(line) for line in raw.split("\n")]))
+    lines, origin = unwrap(deinterleave([strip_prefixes(line) for line in raw.split("\n")]))
     frames: list[tuple[int, str]] = []
     exceptions: list[tuple[int, str]] = []
     for i, line in enumerate(lines):
