@@ -1,4 +1,4 @@
-"""`loadertune explain`: read a traceback or log and print cause, how to confirm, and fix."""
+"""`loadertune explain`: read a traceback, log or pasted issue; print cause, confirm, fix."""
 
 from __future__ import annotations
 
@@ -38,8 +38,16 @@ def read_input(source: str) -> str:
 def render_match(match: Match, primary: bool) -> Panel:
     s = match.signature
     body = Text()
+    if s.harmless:
+        body.append("probably harmless: ", style="bold green")
+        body.append("nothing failed because of these lines\n")
     body.append("cause:   ", style="bold")
     body.append(s.cause + "\n")
+    if match.detail:
+        body.append("here:    ", style="bold")
+        body.append(match.detail + "\n")
+    body.append("evidence:", style="bold")
+    body.append("\n")
     for line_no, line in match.evidence:
         body.append(f"  line {line_no}: ", style="dim")
         body.append(line[:200] + "\n", style="italic")
@@ -53,9 +61,9 @@ def render_match(match: Match, primary: bool) -> Panel:
         style = {"ok": "green", "warn": "yellow", "error": "red"}[finding.severity]
         body.append(f"\nhere:    [{finding.severity}] ", style=style)
         body.append(finding.evidence)
-    title = f"[bold]{s.title}[/] [dim]({s.id})[/]"
-    return Panel(body, title=title, title_align="left",
-                 border_style="red" if primary else "yellow")
+    title = (f"[bold]{s.title}[/] [dim]({s.id}, confidence {match.confidence:.0%})[/]")
+    style = "green" if s.harmless else "red" if primary else "yellow"
+    return Panel(body, title=title, title_align="left", border_style=style)
 
 
 def render(explanation: Explanation) -> None:
@@ -73,7 +81,8 @@ def render(explanation: Explanation) -> None:
 
 def explain(
     source: Annotated[str, typer.Argument(
-        help="Log or traceback file, or - for stdin.", show_default=False)] = "-",
+        help="Log, traceback or pasted issue text (file), or - for stdin.",
+        show_default=False)] = "-",
     live: Annotated[bool, typer.Option(
         "--live/--no-live", help="Add this machine's probe results (run it where it failed).",
     )] = True,
@@ -81,7 +90,7 @@ def explain(
     = False,
     list_causes: Annotated[bool, typer.Option("--list", help="List the known causes.")] = False,
 ) -> None:
-    """Name the cause of a DataLoader traceback or log, how to confirm it, and the fix."""
+    """Name the cause of a DataLoader traceback, log or issue text: confirm, fix, confidence."""
     if list_causes:
         print_catalogue(as_json)
         return
@@ -100,7 +109,8 @@ def explain(
 
 
 def print_catalogue(as_json: bool) -> None:
-    rows = [{"id": s.id, "title": s.title, "cause": s.cause, "fix": s.fix} for s in CATALOGUE]
+    rows = [{"id": s.id, "title": s.title, "cause": s.cause, "fix": s.fix,
+             "harmless": s.harmless} for s in CATALOGUE]
     if as_json:
         print(json.dumps(rows, indent=2))
         return

@@ -1,30 +1,56 @@
-"""Match log text against the catalogue; optionally add live probe results from this machine."""
+"""Score log text against the catalogue: a ranked list of causes with a confidence.
+
+Each signature adds the weights of its signals found in the normalised text (see
+`normalize`). Evidence printed inside an "Exception ignored in" block counts for little
+(the run did not fail there). Noise is called harmless only when no real failure is in the
+text, and the fallback cause only when nothing else matched.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
-from loadertune.explain.catalogue import CATALOGUE, Signature
+from loadertune.explain.catalogue import CATALOGUE
+from loadertune.explain.normalize import Parsed, normalize
+from loadertune.explain.signature import Signal, Signature
 
-MAX_EVIDENCE = 3
+MAX_EVIDENCE = 4
+MAX_HITS = 50  # a log can repeat one error thousands of times
 MAX_TEXT = 4 * 2**20  # the end of a long log holds the failure
+IGNORED_WEIGHT = 0.25  # a signal seen only in shutdown noise
+REAL_FAILURE = 2.5  # a non-harmless cause this strong outranks any noise
+MAX_CONFIDENCE = 0.97
+FALLBACK_CONFIDENCE = 0.4  # "a DataLoader failed" is a direction, not a diagnosis
 
 
 @dataclass
 class Match:
-    """A signature found in the text, with the lines that show it and values pulled out."""
+    """A signature found in the text: its score, the lines that show it, values pulled out."""
 
     signature: Signature
     evidence: list[tuple[int, str]]
     details: dict[str, str] = field(default_factory=dict)
+    score: float = 0.0
+    confidence: float = 0.0
     live: list[Any] = field(default_factory=list)
+
+    @property
+    def detail(self) -> str:
+        """The signature's detail sentence filled with captured values ('' if any is missing)."""
+        try:
+            return self.signature.detail.format(**self.details) if self.signature.detail else ""
+        except (KeyError, IndexError):
+            return ""
 
     def to_dict(self) -> dict[str, Any]:
         s = self.signature
         return {
             "id": s.id, "title": s.title, "cause": s.cause, "confirm": s.confirm,
-            "fix": s.fix, "priority": s.priority,
+            "fix": s.fix, "priority": s.priority, "harmless": s.harmless,
+            "score": round(self.score, 2), "confidence": self.confidence,
+            "detail": self.detail,
             "evidence": [{"line": n, "text": t} for n, t in self.evidence],
             "details": self.details,
             "live": [f.to_dict() for f in self.live],
@@ -33,6 +59,8 @@ class Match:
 
 @dataclass
 class Explanation:
+    """The causes found in one text, best first (empty: unknown)."""
+
     matches: list[Match]
 
     @property
@@ -43,6 +71,10 @@ class Explanation:
     def primary(self) -> Match | None:
         return self.matches[0] if self.matches else None
 
+    @property
+    def harmless(self) -> bool:
+        return self.primary is not None and self.primary.signature.harmless
+
     def ids(self) -> list[str]:
         return [m.signature.id for m in self.matches]
 
@@ -50,42 +82,89 @@ class Explanation:
         return {
             "known": self.known,
             "cause": self.primary.signature.id if self.primary else "unknown",
+            "confidence": self.primary.confidence if self.primary else 0.0,
+            "harmless": self.harmless,
             "causes": [m.to_dict() for m in self.matches],
             "suggest": None if self.known else "loadertune doctor [SCRIPT.py | DATASET]",
         }
 
 
-def _line_of(text: str, offset: int) -> tuple[int, str]:
-    start = text.rfind("\n", 0, offset) + 1
-    end = text.find("\n", offset)
-    return text.count("\n", 0, offset) + 1, text[start: end if end >= 0 else len(text)].strip()
+Hit = tuple[int, dict[str, str]]
 
 
-def match_signature(signature: Signature, text: str) -> Match | None:
-    if signature.compiled_requires and not any(r.search(text) for r in
-                                               signature.compiled_requires):
+def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS) -> list[Hit]:
+    """(line index, named groups) of the first ``limit`` places ``signal`` is found."""
+    if signal.where == "text":
+        found = islice(signal.compiled.finditer(parsed.text), limit)
+        return [(parsed.line_at(m.start()), m.groupdict()) for m in found]
+    view = parsed.frames if signal.where == "frame" else parsed.exceptions
+    matches = ((i, signal.compiled.search(item)) for i, item in view)
+    return list(islice(((i, m.groupdict()) for i, m in matches if m), limit))
+
+
+def score_signature(signature: Signature, parsed: Parsed) -> Match | None:
+    """The signature's score on this text, or None when it does not apply."""
+    if signature.context and not any(_hits(s, parsed, 1) for s in signature.context):
         return None
-    evidence: list[tuple[int, str]] = []
+    score = 0.0
+    key_found = not any(s.key for s in signature.signals)
+    lines: list[int] = []
     details: dict[str, str] = {}
-    for pattern in signature.compiled:
-        for i, m in enumerate(pattern.finditer(text)):
-            if i >= MAX_EVIDENCE:
-                break  # a log can repeat one error thousands of times
-            line = _line_of(text, m.start())
-            if line not in evidence and len(evidence) < MAX_EVIDENCE:
-                evidence.append(line)
-            for key, value in m.groupdict().items():
+    for signal in sorted(signature.signals, key=lambda sig: -sig.weight):  # best evidence first
+        hits = _hits(signal, parsed, max(MAX_HITS, signal.min_count))
+        if len(hits) < signal.min_count:
+            continue
+        live = [h for h in hits if h[0] not in parsed.ignored]
+        weight = signal.weight
+        if not live and not signature.harmless and weight > 0:
+            weight *= IGNORED_WEIGHT
+        score += weight
+        if signal.weight <= 0:
+            continue
+        key_found = key_found or signal.key
+        for i, groups in (live or hits)[:MAX_EVIDENCE]:
+            if i not in lines:
+                lines.append(i)
+            for name, value in groups.items():
                 if value is not None:
-                    details.setdefault(key, value.strip())
-    return Match(signature, sorted(evidence), details) if evidence else None
+                    details.setdefault(name, value.strip())
+    if not key_found or score < signature.min_score:
+        return None
+    evidence = [(parsed.origin[i], parsed.lines[i].strip()[:300])
+                for i in sorted(lines[:MAX_EVIDENCE])]
+    return Match(signature, evidence, details, score)
 
 
-def explain_text(text: str) -> Explanation:
-    """Every catalogue entry found in ``text``, the most specific cause first."""
-    text = text[-MAX_TEXT:]
-    matches = [m for s in CATALOGUE if (m := match_signature(s, text)) is not None]
-    matches.sort(key=lambda m: (-m.signature.priority, m.evidence[0][0]))
-    return Explanation(matches)
+def confidence(score: float, total: float) -> float:
+    """Grows with the score; shrinks with the share other causes take of the total score."""
+    base = 1 - 0.5 ** score
+    share = score / total if total > 0 else 1.0
+    return round(min(base * (0.5 + 0.5 * share), MAX_CONFIDENCE), 2)
+
+
+def rank(matches: list[Match]) -> list[Match]:
+    """Best first; fallback only alone; harmless noise below any real failure."""
+    real = [m for m in matches if not m.signature.fallback]
+    if real:
+        matches = real
+    failing = any(not m.signature.harmless and m.score >= REAL_FAILURE for m in matches)
+    matches.sort(key=lambda m: (failing and m.signature.harmless, -m.score,
+                                -m.signature.priority, m.evidence[0][0] if m.evidence else 0))
+    total = sum(max(m.score, 0.0) for m in matches)
+    for i, m in enumerate(matches):
+        m.confidence = confidence(m.score, total)
+        if m.signature.fallback:
+            m.confidence = min(m.confidence, FALLBACK_CONFIDENCE)
+        if i > 0:  # never more sure of a cause ranked below another
+            m.confidence = min(m.confidence, matches[i - 1].confidence)
+    return matches
+
+
+def explain_text(text: str, catalogue: tuple[Signature, ...] = CATALOGUE) -> Explanation:
+    """Every cause found in ``text`` (a traceback, a log or a pasted issue), best first."""
+    parsed = normalize(text[-MAX_TEXT:])
+    matches = [m for s in catalogue if (m := score_signature(s, parsed)) is not None]
+    return Explanation(rank(matches))
 
 
 def add_live_probes(explanation: Explanation) -> None:

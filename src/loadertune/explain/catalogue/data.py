@@ -1,0 +1,125 @@
+"""The dataset itself: sharding, seeding, memory, batch shapes, file handles, retries."""
+
+from __future__ import annotations
+
+from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKERS_CONTEXT
+from loadertune.explain.signature import Signature, frame, phrase, text
+
+HANDLE_LIBS = r"(?:lmdb|h5py|hdf5|\.h5\b|zipfile|tarfile|sqlite)"
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "iterable_duplicates", "an IterableDataset yields duplicates across workers",
+        (text(phrase("Length of IterableDataset"), 3, key=True),
+         text(phrase("not properly configuring the IterableDataset replica at each worker"), 3,
+              key=True),
+         text(r"(?i)IterableDataset[^\n]*duplicat|duplicat[^\n]*IterableDataset", 3, key=True),
+         text(r"(?i)(?:repeated|duplicat\w*)[^\n]{0,60}(?:num_?work\w*|workers?)"
+              r"|(?:num_?work\w*|workers?)[^\n]{0,80}(?:repeated|duplicat\w*)", 2, key=True),
+         text(r"(?i)num_?workers?[^\n]{0,40}affects?[^\n]{0,40}(?:number|batches|samples)",
+              2, key=True),
+         text(r"(?i)IterableDataset|iterable[- ]style|iterable dataset|streaming", 1),
+         text(r"(?i)random|seed|np\.random", -1),
+         text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|copy[- ]on[- ]|refcount|reference count", -2)),
+        "every worker runs its own copy of the IterableDataset's __iter__; without sharding "
+        "by worker each worker yields the whole stream, so samples repeat num_workers times",
+        "count samples in an epoch with num_workers=0 and num_workers=2: they differ",
+        "in __iter__, use torch.utils.data.get_worker_info() to take every num_workers-th "
+        "item (or split the files/shards) per worker id",
+        priority=70),
+    Signature(
+        "numpy_seed_workers", "workers repeat the same random augmentations",
+        (text(r"(?i)(?:same|identical)[^\n]{0,60}random|random[^\n]{0,80}(?:same|identical)",
+              2, key=True),
+         text(r"(?m)^(\[[\d\s.,-]+\])\n(?:\1\n){3,}", 2, key=True),
+         text(r"\b(\d+\.\d+)(?: \1\b){3,}", 1.5, key=True),
+         text(r"(?m)^\[Worker (\d+)\] ([^\n:]+): ([\d.]+)\n\[Worker (?!\1)\d+\] \2: \3$", 2,
+              key=True),
+         text(r"(?i)np\.random|numpy\.random|numpy random|random in numpy", 1),
+         text(r"(?i)augment\w*|transform\w*", 0.5),
+         text(r"(?i)worker_init_fn|seed", 0.5),
+         NUM_WORKERS_ZERO_WORKS),
+        "forked workers start as copies of the main process, including numpy's (or another "
+        "library's) global random state, so each worker draws the same random numbers and "
+        "applies the same augmentations (torch reseeds its own RNG and `random` per worker, "
+        "not numpy's before torch 1.9 nor generators held by the dataset)",
+        "print np.random.rand() in __getitem__ with num_workers=2: the workers print the same",
+        "seed per worker: worker_init_fn=lambda i: np.random.seed(torch.initial_seed() % "
+        "2**32), or use torch's RNG / np.random.default_rng created inside the worker",
+        priority=65, context=WORKERS_CONTEXT),
+    Signature(
+        "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
+        (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),
+         text(r"(?i)memory[^\n]{0,80}(?:grow|increas|leak|goes up|keeps? (?:rising|increasing))"
+              r"|(?:grow|increas|leak)\w*[^\n]{0,40}memory|\b\d+\s*GB? (?:RAM )?(?:during|"
+              r"over|per) (?:an |one |each )?epoch", 1.5, key=True),
+         text(r"pytorch/pytorch/issues/13246", 2),
+         text(r"(?i)copy[- ]on[- ]write|\bCoW\b", 1.5, key=True),
+         text(r"(?i)reference counts?|refcounts?|ob_refcnt", 1.5),
+         text(r"(?i)list\[dict\]|lists? of (?:dicts?|strings?|objects)", 1),
+         text(r"(?i)num_workers\s*(?:>\s*0|is nonzero|=\s*[1-9])|workers", 0.5),
+         text(r"(?i)\[str\(|list of|\bdict\b|pd\.read_\w+|DataFrame|self\.\w+ = \[", 1)),
+        "each worker touches the dataset's Python objects (lists, dicts, pandas object "
+        "columns); updating their reference counts writes to the pages, so every worker "
+        "slowly gets its own copy of all of it: memory grows with num_workers and the epoch",
+        "`loadertune doctor DATASET` measures per-worker memory (PSS) and flags "
+        "Python-object lists",
+        "store the data in numpy arrays, Arrow or torch tensors (one buffer, no per-item "
+        "refcounts), or keep only file paths/offsets in the dataset",
+        priority=60, context=WORKERS_CONTEXT, probes=("memory",)),
+    Signature(
+        "collate_size_mismatch", "samples of different sizes cannot be stacked into a batch",
+        (text(r"stack expects each tensor to be equal size(?:, but got \[(?P<shape_a>[^\]]*)\] "
+              r"at entry (?P<entry_a>\d+) and \[(?P<shape_b>[^\]]*)\] at entry "
+              r"(?P<entry_b>\d+))?", 4, key=True),
+         text(r"(?i)each element in list of batch should be of equal size", 3, key=True),
+         frame(r"collate\.py in (?:default_)?collate\w*$", 1),
+         text(r"(?i)equal size|same size|different sizes?", 0.5)),
+        "the default collate stacks the samples of a batch into one tensor; samples of "
+        "different shapes (images of different sizes, sequences of different lengths) "
+        "cannot be stacked",
+        "print the shapes of a few dataset items (the message names two of them)",
+        "resize/crop (or pad) every sample to one shape in the dataset's transform, bucket "
+        "by size, or write a collate_fn that pads (torch.nn.utils.rnn.pad_sequence) or "
+        "returns a list",
+        detail="entry {entry_a} has shape [{shape_a}], entry {entry_b} has [{shape_b}]",
+        priority=85),
+    Signature(
+        "shared_file_handle", "a file handle opened in __init__ is shared by the workers",
+        (text(r"KeyError: .?Unable to open object", 3, key=True),
+         text(r"(?i)bad object header|bad symbol table|object overruns|wrong b-tree", 2,
+              key=True),
+         text(r"(?i)(?:h5py\.File|lmdb\.open|zipfile\.ZipFile|tarfile\.open)\(", 1.5, key=True),
+         text(r"(?is)" + HANDLE_LIBS + r".{0,400}?num_?work|num_?work.{0,400}?" + HANDLE_LIBS,
+              1.5, key=True),
+         text(r"(?is)(?:segmentation fault|KeyError|corrupt|wrong|bigger than).{0,600}?"
+              + HANDLE_LIBS + r"|" + HANDLE_LIBS + r".{0,600}?(?:segmentation fault|KeyError"
+              r"|corrupt|wrong|bigger than)", 2),
+         text(r"(?i)\b(?:h5py|hdf5|lmdb)\b", 1),
+         frame(r"h5py|lmdb", 1),
+         text(r"(?i)can'?t pickle|cannot pickle|cannot be pickled", -3),
+         text(r"(?i)(?:doesn't|does not|don't) exist|not found", -6)),
+        "an h5py/LMDB/zip handle opened in the dataset's __init__ is inherited by every forked "
+        "worker; the library's state (file offsets, caches, locks) is then shared and reads "
+        "return garbage, KeyErrors or crash",
+        "`loadertune doctor DATASET` (its pickling check names the open file the dataset "
+        "holds)",
+        "store only the path in __init__ and open the file lazily in each worker (first "
+        "__getitem__ or worker_init_fn)",
+        priority=75, context=WORKERS_CONTEXT, min_score=2.5),
+    Signature(
+        "dataset_retry_recursion", "the dataset retries itself until RecursionError",
+        (text(r"RecursionError|maximum recursion depth exceeded", 2, key=True),
+         text(r"return self(?:\.__getitem__\(|\[)[^\n]*(?:random|randint|index ?\+ ?1|idx ?\+ "
+              r"?1)", 2.5, key=True),
+         frame(r" in (?:__getitem__|_?get_?item\w*|prepare_data|load_?\w*)$", 1.5, key=True,
+               min_count=4)),
+        "__getitem__ catches a bad sample and calls itself with another index; when every "
+        "sample fails (wrong path, missing files, a filter that rejects all) it recurses "
+        "until Python's recursion limit",
+        "load one item with num_workers=0 and print the exception the retry swallows",
+        "fix the data path / the failing read; retry in a bounded loop that re-raises after "
+        "a few attempts instead of recursing",
+        priority=70,
+        context=(text(r"(?i)__getitem__|dataset|dataloader|torch/utils/data|get_?item"),)),
+)

@@ -1,0 +1,70 @@
+"""Accelerators and the platform: CUDA after fork, pinning, the Windows page file."""
+
+from __future__ import annotations
+
+from loadertune.explain.catalogue.common import WINDOWS
+from loadertune.explain.signature import Signature, frame, phrase, text
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "cuda_forked", "CUDA used in a forked worker",
+        (text(phrase("Cannot re-initialize CUDA in forked subprocess"), 4, key=True),
+         text(r"(?i)re-?initiali[sz]e CUDA in forked", 3, key=True),
+         text(r"CUDA error: initialization error", 2, key=True),
+         text(r"(?i)\.cuda\(\)[^\n]{0,60}forked|forked[^\n]{0,60}\.cuda\(\)", 2, key=True),
+         text(r"(?i)(?:tensor|dataset)[^\n]{0,40}on (?:the )?GPU|device=torch\.device\("
+              r"'cuda'\)|map_location", 0.5)),
+        "CUDA was initialised in the parent and a forked worker (the default on Linux) used "
+        "CUDA again: a CUDA context cannot survive fork",
+        "`loadertune doctor train.py --probe cuda` (flags CUDA initialised before the "
+        "workers fork)",
+        "return CPU tensors from the dataset and move batches to the GPU in the training loop "
+        "(pin_memory=True + .to(device, non_blocking=True)); load with map_location='cpu'; or "
+        "multiprocessing_context='spawn'",
+        priority=95, probes=("cuda",)),
+    Signature(
+        "pin_memory_thread", "the pin-memory thread failed",
+        (text(r"Pin memory thread exited unexpectedly", 3, key=True),
+         text(r"in pin memory thread for device \d+", 3, key=True),
+         frame(r"in _pin_memory_loop$", 1.5, key=True)),
+        "the thread that copies batches into page-locked memory died: CUDA out of memory or "
+        "a CUDA error while pinning, a batch type it cannot pin, or a shared-memory file "
+        "that vanished before it was read (file_system strategy)",
+        "rerun with pin_memory=False: the error goes away when pinning is the cause",
+        "set pin_memory=False, or free GPU memory / lower the batch size; give custom batch "
+        "types a pin_memory() method",
+        priority=75, probes=("cuda",)),
+    Signature(
+        "pin_memory_cuda_tensor", "pin_memory on tensors already on the GPU",
+        (text(r"cannot pin '(?P<tensor>torch\.cuda\.\w+)'", 4, key=True),
+         text(r"only dense CPU tensors can be pinned", 3, key=True),
+         frame(r"pin_memory\.py in pin_memory$", 0.5)),
+        "pin_memory=True asks the loader to page-lock each batch, which only CPU tensors can "
+        "be; the dataset or collate_fn already returns CUDA tensors",
+        "`print(dataset[0])` shows device='cuda:0'",
+        "return CPU tensors and move batches in the training loop, or set pin_memory=False",
+        detail="the batch holds a {tensor}", priority=88, probes=("cuda",)),
+    Signature(
+        "pin_memory_no_accelerator", "pin_memory=True without an accelerator",
+        (text(phrase("'pin_memory' argument is set as true but no accelerator is found"), 3,
+              key=True),),
+        "pin_memory=True on a machine without CUDA/XPU: torch ignores it and warns",
+        "`loadertune doctor --probe cuda`",
+        "pin_memory=torch.cuda.is_available()", priority=40, probes=("cuda",)),
+    Signature(
+        "windows_pagefile", "Windows: the page file is too small for the workers",
+        (text(r"(?i)paging file is too small|page file is too small", 4, key=True),
+         text(r"WinError 1455|os error 1455", 4, key=True),
+         text(r"页面文件太小", 4, key=True),
+         text(r"(?i)DLL load failed", 0.5),
+         frame(r"spawn\.py in (?:spawn_main|_main|prepare)$", 0.5),
+         WINDOWS),
+        "on Windows every worker is a new process that imports torch and its CUDA DLLs; "
+        "Windows reserves (commits) their full size up front, so a few workers exhaust RAM + "
+        "page file even when little memory is really used",
+        "`Get-CimInstance Win32_PageFileUsage` in PowerShell (AllocatedBaseSize, MB) against "
+        "about 2 GB per worker",
+        "lower num_workers (try 2), let Windows manage a larger page file (or raise it by "
+        "hand and reboot), close other programs",
+        priority=93, probes=("memory",)),
+)

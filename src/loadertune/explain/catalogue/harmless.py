@@ -1,0 +1,36 @@
+"""Noise that looks like an error but did not fail the run."""
+
+from __future__ import annotations
+
+from loadertune.explain.signature import Signature, frame, text
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "harmless_shutdown", "probably harmless: errors printed while shutting down",
+        (text(r"Exception ignored in:? ?<(?:bound method |function )?[\w.]*"
+              r"(?:DataLoaderIter|Loader)\w*\.__del__", 3, key=True),
+         text(r"Exception ignored in", 1, key=True),
+         text(r"Python is likely shutting down|sys\.meta_path is None", 2, key=True),
+         text(r"can only (?:test|join) a child process", 1.5, key=True),
+         frame(r"in _shutdown_workers$", 1),
+         frame(r"in __del__$", 0.5)),
+        "a DataLoader iterator was cleaned up after its workers were gone (interpreter "
+        "shutdown, a loop left early, an iterator copied into another process): Python "
+        "prints 'Exception ignored' and carries on; batches and results are not affected",
+        "the run finished (or continued) after these lines; nothing else failed",
+        "nothing required; to silence it, exhaust or `del` the iterator before exit, use "
+        "persistent_workers=True, and don't pass iterators to other processes",
+        priority=20, harmless=True),
+    Signature(
+        "harmless_tokenizers_fork", "probably harmless: tokenizers disabled its thread pool",
+        (text(r"huggingface/tokenizers: The current process just got forked", 4, key=True),
+         text(r"(?i)current process just got forked[^\n]*Disabling parallelism", 3, key=True),
+         text(r"TOKENIZERS_PARALLELISM", 1, key=True)),
+        "a fast (Rust) tokenizer was used before DataLoader workers forked; in each worker it "
+        "turns its own thread pool off to avoid a deadlock and says so. Tokenising still "
+        "works (single-threaded per worker)",
+        "`echo $TOKENIZERS_PARALLELISM` (unset: each forked worker prints the warning once)",
+        "set TOKENIZERS_PARALLELISM=false (workers already parallelise), or tokenize only "
+        "inside the workers",
+        priority=20, harmless=True),
+)

@@ -1,0 +1,68 @@
+"""Shared memory: /dev/shm full or missing, torch's shm manager, tensors that cannot be shared."""
+
+from __future__ import annotations
+
+from loadertune.explain.catalogue.common import CONTAINER, SHM_FIX, WORKER_SIGNAL
+from loadertune.explain.signature import Signature, exc, frame, phrase, text
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "shm_exhausted", "shared memory (/dev/shm) is full",
+        (text(r"unable to allocate shared memory\(shm\) for file <[^>]*>", 4, key=True),
+         text(r"unable to write to file\s*<[^>\n]*torch", 3, key=True),
+         text(r"unable to (?:open|mmap)[^\n]*(?:torch_|shared memory)[^\n]*No space left",
+              3, key=True),
+         text(r"No space left on device[^\n]*/dev/shm|/dev/shm[^\n]*No space left", 3,
+              key=True),
+         exc(r"OSError: \[Errno 28\] No space left on device", 1.5, key=True),
+         text(r"No space left on device", 0.5, key=True),
+         text(r"_multiprocessing\.SemLock|SemLock\.__init__", 1),
+         frame(r"synchronize\.py in __init__|context\.py in (?:Lock|RLock|Semaphore|Queue)", 0.5),
+         CONTAINER),
+        "a worker (or the queue between workers and the main process) could not create its "
+        "shared-memory file or semaphore: /dev/shm is full or tiny (Docker's default is 64 MB); "
+        "the disk itself may have plenty of room",
+        "`loadertune doctor --probe shm` (size and free space of /dev/shm against what the "
+        "workers put in flight)",
+        SHM_FIX, priority=95, probes=("shm",)),
+    Signature(
+        "bus_error_shm", "bus error: workers out of shared memory",
+        (text(WORKER_SIGNAL + r"Bus\s+error", 3, key=True),
+         text(phrase("Unexpected bus error encountered in worker"), 3, key=True),
+         text(phrase("insufficient shared memory (shm)"), 2, key=True),
+         text(r"(?i)out\s+of\s+shared\s+memory|raise\s+your\s+shared\s+memory\s+limit", 2,
+              key=True),
+         text(r"(?i)\bbus error\b", 0.5), CONTAINER),
+        "a worker wrote into a shared-memory mapping that /dev/shm could not back: the "
+        "tmpfs ran out of space and the kernel sent SIGBUS",
+        "`loadertune doctor --probe shm` (64M in a default Docker container)",
+        SHM_FIX, priority=90, probes=("shm",)),
+    Signature(
+        "torch_shm_manager", "torch_shm_manager could not start",
+        (text(r"error executing torch_shm_manager", 4, key=True),
+         text(r"torch_shm_manager", 1.5, key=True),
+         text(r"(?i)macos|macosx|\bosx\b|/Users/", 0.5)),
+        "the file_system sharing strategy (the default on macOS) needs the helper binary "
+        "torch/bin/torch_shm_manager; it could not be executed (no execute permission, a "
+        "broken or sandboxed install, a noexec mount), so workers cannot hand tensors over",
+        "`ls -l \"$(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')"
+        "/bin/torch_shm_manager\"` (missing, or no x bit)",
+        "`chmod +x` that file or reinstall torch; on a noexec filesystem install elsewhere; "
+        "num_workers=0 avoids shared memory altogether",
+        priority=92),
+    Signature(
+        "mps_tensor_sharing", "MPS tensors cannot be shared with workers",
+        (text(r"_share_filename_: only available on CPU", 4, key=True),
+         text(r"(?i)\bmps\b[^\n]{0,80}(?:num_workers|worker|shar|multiprocess)"
+              r"|(?:num_workers|multiprocess)[^\n]{0,80}\bmps\b", 1, key=True),
+         text(r"share_memory_?\(\)", 0.5),
+         text(r"(?i)apple silicon|\bm[123]\b(?: max| pro)?|macos|use_mps_device", 0.5)),
+        "a tensor on the Apple GPU (mps) was to be put in shared memory for another process: "
+        "only CPU tensors can be shared, so the dataset (or a default device set to mps) must "
+        "not hand mps tensors to workers",
+        "`python -c \"import torch; print(torch.get_default_device())\"` (mps: every new "
+        "tensor, the dataset's too, is made on the GPU)",
+        "keep the dataset on the CPU and move batches to mps in the training loop; or "
+        "num_workers=0; with spawn, don't set the default device before the loader starts",
+        priority=90),
+)

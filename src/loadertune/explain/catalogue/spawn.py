@@ -1,0 +1,89 @@
+"""Start methods: spawn/forkserver re-import the main module and pickle what workers need."""
+
+from __future__ import annotations
+
+from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WINDOWS
+from loadertune.explain.signature import Signature, exc, frame, phrase, text
+
+PICKLE_ERROR = (r"(?i)can'?t pickle|cannot (?:be )?pickle|can'?t get (?:local object|attribute)"
+                r"|cannot be pickled")
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "spawn_bootstrap", "workers started before the main module finished importing",
+        (text(phrase("An attempt has been made to start a new process before the current "
+                     "process has finished its bootstrapping phase"), 4, key=True),
+         text(r"freeze_support\(\)", 2.5, key=True),
+         text(r"(?i)bootstrapping phase", 2, key=True),
+         frame(r"spawn\.py in _fixup_main_from_path$", 1),
+         text(r"(?m)^ ?\w+ ?= ?(?:torch\.utils\.data\.)?DataLoader\(", 1, key=True),
+         text(r"(?i)num_?work\w*[^\n]{0,60}(?:not zero|non-?zero|greater than (?:0|zero))", 1),
+         text(r"if __name__ ?== ?['\"]__main__['\"]", -2),
+         WINDOWS),
+        "with spawn/forkserver (Windows, macOS, Python 3.14+ Linux) each worker re-imports "
+        "the main script; the script creates/iterates its DataLoader at import time, outside "
+        "`if __name__ == \"__main__\":`, so every worker tries to start workers again",
+        "`loadertune doctor train.py` points at the line that iterates at import time",
+        "put the training code in a function and call it under `if __name__ == "
+        "\"__main__\":`",
+        priority=95, probes=("startmethod",), min_score=1.5),
+    Signature(
+        "pickle_local_object", "a local function or lambda cannot be pickled",
+        (text(r"Can't pickle local object '(?P<object>[^']+)'", 4, key=True),
+         text(r"Can't get local object", 4, key=True),
+         text(r"Can't pickle <function <lambda>", 4, key=True),
+         text(r"attribute lookup <lambda> on \S+ failed", 4, key=True),
+         text(r"Can't pickle <function [^>]*<locals>", 4, key=True)),
+        "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
+        "each worker; a lambda or a function defined inside another function cannot be "
+        "pickled (the child's EOFError is only the echo of that)",
+        "`loadertune doctor train.py` names the object that cannot be pickled",
+        "define the function with `def` at module level (functools.partial for arguments)",
+        priority=85, probes=("startmethod",)),
+    Signature(
+        "spawn_main_attribute", "workers cannot find a class defined in __main__",
+        (text(r"Can't get attribute '(?P<name>[^']+)' on <module '__main__'", 4, key=True),
+         text(r"(?i)defined (?:in|within|inside) (?:the|a|my|your) (?:notebook|jupyter|ipython)",
+              2, key=True),
+         text(r"(?i)\bspawn\b", 1),
+         text(r"(?i)notebook|jupyter|ipython|interactive", 1),
+         text(r"(?i)could not be found|can'?t be found|cannot be found", 0.5)),
+        "a spawn/forkserver worker unpickles the dataset by importing its class, but the class "
+        "lives in an interactive session or notebook's __main__, which the worker cannot import",
+        "`loadertune doctor module:dataset` from a .py module works where the notebook "
+        "does not",
+        "move the Dataset class (and collate_fn) into a .py module and import it",
+        priority=85),
+    Signature(
+        "unpicklable_object", "the dataset holds an object that cannot be pickled",
+        (text(r"cannot pickle '(?P<type>[^']+)' object", 4, key=True),
+         text(r"can't pickle (?P<type>\w+) objects", 4, key=True),
+         text(r"(?P<type>[\w.]+) objects? cannot be pickled", 4, key=True),
+         text(r"Can't pickle <[^>]*(?:TextIOWrapper|BufferedReader|Connection|lock)[^>]*>", 4,
+              key=True)),
+        "under spawn/forkserver the dataset is pickled for each worker; it holds an open "
+        "file, a lock, a database/LMDB environment, a module or similar that cannot be pickled",
+        "`loadertune doctor module:dataset` names the attribute that fails to pickle",
+        "open files and connections lazily inside each worker (on first __getitem__ or in "
+        "worker_init_fn), or drop them in __getstate__",
+        priority=84, probes=("pickling",)),
+    Signature(
+        "spawn_pickle_failed", "a spawned worker never received the dataset (EOFError)",
+        (exc(r"EOFError: Ran out of input", 2, key=True),
+         text(r"EOFError: Ran out of input", 1, key=True),
+         text(r"reduction\.pickle\.load\(from_parent\)", 1),
+         frame(r"popen_spawn_win32\.py in __init__$", 1.5, key=True),
+         text(r"reduction\.dump\(process_obj", 1),
+         text(r"Exiting due to exception: '__getstate__'|'__getstate__'", 1),
+         exc(r"BrokenPipeError", 1, key=True),
+         text(PICKLE_ERROR, -5),
+         WINDOWS, NUM_WORKERS_ZERO_WORKS),
+        "with spawn (always on Windows) the parent pickles the dataset, collate_fn and "
+        "worker_init_fn for each worker; pickling failed in the parent, so the child read an "
+        "empty pipe: EOFError / BrokenPipeError is the echo, the real error is the parent's",
+        "`loadertune doctor module:dataset` pickles the dataset and names the attribute "
+        "that fails",
+        "make the dataset picklable: module-level functions, open files/handles lazily in "
+        "the worker; or num_workers=0",
+        priority=60, probes=("pickling", "startmethod"), min_score=1.5),
+)

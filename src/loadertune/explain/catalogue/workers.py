@@ -1,0 +1,128 @@
+"""Workers that die, hang or raise, and the generic fallback for a DataLoader failure."""
+
+from __future__ import annotations
+
+from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKER_SIGNAL
+from loadertune.explain.signature import Signature, frame, phrase, text
+
+DATALOADER_CONTEXT = (
+    frame(r"torch/utils/data/"), text(r"DataLoader worker|_worker_loop|DataLoaderIter"),
+    text(r"(?i)\bnum_?workers?\b|\bdataloader\b"),
+)
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "worker_oom_killed", "a worker was killed (SIGKILL): usually the OOM killer",
+        (text(WORKER_SIGNAL + r"Killed", 3, key=True),
+         text(r"killed by signal 9\b|(?:terminated|exited) with (?:exit )?code -9\b", 3,
+              key=True),
+         text(r"(?m)^(?:[^\n]*: line \d+: +\d+ )?Killed(?: +[^\n]*)?$", 2.5, key=True),
+         text(r"(?i)\bOOM\b|oom[-_ ]kill|out of memory|memory is too (?:little|small)", 0.5)),
+        "the kernel's OOM killer (or a container's memory limit) killed a worker with "
+        "SIGKILL: the workers together used more memory than available. Python-object "
+        "datasets grow in every worker over an epoch (copy-on-read)",
+        "`dmesg -T | grep -i -e oom -e 'killed process'` (the kernel names the worker it "
+        "killed; `loadertune doctor DATASET` then gives the max safe num_workers)",
+        "fewer workers (doctor's max safe num_workers), a smaller prefetch_factor or batch, "
+        "and keep data in numpy arrays/Arrow instead of Python lists and dicts",
+        priority=80, probes=("memory",)),
+    Signature(
+        "worker_segfault", "a worker crashed in native code (segmentation fault)",
+        (text(WORKER_SIGNAL + r"Segmentation\s+fault", 3, key=True),
+         text(phrase("Unexpected segmentation fault encountered in worker"), 3, key=True),
+         text(r"Fatal Python error: Segmentation fault", 2.5, key=True),
+         text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True)),
+        "a C extension (image/audio decoder, OpenCV, a library not fork-safe) crashed inside "
+        "a worker",
+        "`python -X faulthandler train.py` with num_workers=0 prints the native stack",
+        "upgrade or replace the crashing library, initialise it inside the worker "
+        "(worker_init_fn) instead of before fork, or use multiprocessing_context='spawn'",
+        priority=80, probes=("threads",)),
+    Signature(
+        "worker_killed_signal", "a worker was killed by a signal",
+        (text(WORKER_SIGNAL + r"(?!Killed|Bus\s+error|Segmentation\s+fault)"
+              r"(?P<signal>[A-Za-z][A-Za-z /:0-9-]*)", 3, key=True),
+         text(phrase("Unexpected floating-point exception encountered in worker"), 3, key=True)),
+        "a worker died from a signal (abort, floating-point error, an external kill)",
+        "rerun with num_workers=0 to get the error in the main process",
+        "fix the crashing code the signal points at (abort: an assertion in a C library)",
+        detail="signal: {signal}", priority=70),
+    Signature(
+        "worker_exited", "a worker exited unexpectedly",
+        (text(r"DataLoader worker \(pid\(s\) (?P<pids>[\d, ]+)\) exited unexpectedly", 2.5,
+              key=True),
+         text(r"DataLoader worker \(pid (?P<pid>\d+)\) exited unexpectedly with exit code "
+              r"(?P<code>-?\d+)", 2.5, key=True),
+         text(r"DataLoader worker(?: \(pid[^)]*\))? exited unexpectedly", 2.5, key=True),
+         text(r"RuntimeError\('DataLoader worker \(pid\(s\) \{\}\) exited unexpectedly", 1.5,
+              key=True),
+         NUM_WORKERS_ZERO_WORKS),
+        "a worker process ended without reporting an error: it crashed, was killed, or "
+        "called exit (the signal is not always known)",
+        "rerun with num_workers=0: the real error is raised in the main process",
+        "fix what the num_workers=0 run shows; when memory is the cause, fewer workers",
+        priority=50, probes=("memory", "shm")),
+    Signature(
+        "timeout", "DataLoader timed out",
+        (text(r"DataLoader timed out after (?P<seconds>[\d.]+) seconds", 3, key=True),),
+        "no batch arrived within DataLoader(timeout=...): a worker is slow (slow storage, a "
+        "huge item) or stuck (deadlock, waiting on a lock or network)",
+        "`py-spy dump --pid <worker pid>` shows where a worker waits",
+        "raise timeout= for slow items, or fix the stuck worker (see the hang entry)",
+        priority=60, probes=("storage",)),
+    Signature(
+        "worker_hang", "workers hang (deadlock)",
+        (text(r"Timeout \(\d+:\d\d:\d\d\)!", 2, key=True),
+         text(r"Thread 0x[0-9a-f]+ \(most recent call first\)", 1, key=True),
+         text(r"\(idle\)|py-spy", 1, key=True),
+         text(r"(?i)\b(?:hangs?|hanging|hung|stuck|(?<!avoid )deadlock(?:s|ed)?|freez(?:e|es|ing)"
+              r"|frozen(?! to produce))\b", 1.5, key=True),
+         text(r"(?i)refuses to yield|no more batches|never (?:returns|finishes|ends)", 1),
+         text(r"(?i)stops? (?:running|working|responding|at)|no (?:progress|output)", 1.5,
+              key=True),
+         text(r"\^C|KeyboardInterrupt", 1.5, key=True),
+         frame(r"in _try_get_(?:data|batch)$|queues\.py in get$|connection\.py in _?poll$",
+               0.5),
+         NUM_WORKERS_ZERO_WORKS),
+        "the main process waits for batches that never come: a worker forked while another "
+        "thread held a lock (logging, OpenMP/OpenCV/MKL thread pools, a queue) and waits on "
+        "it forever, or it blocks on I/O",
+        "`py-spy dump --pid <worker pid>` shows the lock or call the worker waits on",
+        "start workers before creating threads, use multiprocessing_context='spawn' or "
+        "'forkserver', call cv2.setNumThreads(0) and torch.set_num_threads(1) in "
+        "worker_init_fn, and set DataLoader(timeout=...) to fail instead of hang",
+        priority=55, context=DATALOADER_CONTEXT, probes=("threads",)),
+    Signature(
+        "too_many_workers", "more workers than the CPUs allow",
+        (text(r"This DataLoader will create (?P<workers>\d+) worker processes in total\. Our "
+              r"suggested max number of worker in current system is (?P<suggest>\d+)", 3,
+              key=True),),
+        "num_workers exceeds the CPUs this process may use (affinity/cpuset); the workers "
+        "time-share cores and can freeze or slow the machine",
+        "`loadertune doctor --probe cores`",
+        "num_workers <= the suggested number (`loadertune doctor` computes what fits)",
+        priority=58, probes=("cores",)),
+    Signature(
+        "worker_exception", "your dataset or collate_fn raised in a worker",
+        (text(r"Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)", 1.5,
+              key=True),
+         text(r"Original Traceback \(most recent call last\)", 0.5)),
+        "an exception in __getitem__/__iter__/collate_fn inside a worker; the part after "
+        "'Original Traceback' is the real error",
+        "rerun with num_workers=0: the same error is raised directly, with a plain traceback",
+        "fix the error shown in the original traceback (often a bad file, index or shape)",
+        detail="{exception} in worker {worker}", priority=10),
+    Signature(
+        "dataloader_failure", "a DataLoader failed; the text does not show why",
+        (frame(r"torch/utils/data/", 1, key=True),
+         text(r"DataLoader worker|_MultiProcessingDataLoaderIter|_worker_loop", 1, key=True),
+         text(r"(?i)\bnum_?workers?\b", 1, key=True)),
+        "the log shows a DataLoader failure but not its cause (cut off, or the real error "
+        "happened in a worker and was not printed)",
+        "rerun with num_workers=0: the real error is raised in the main process "
+        "(`loadertune doctor SCRIPT.py` checks this machine and the script)",
+        "fix the error the num_workers=0 run shows",
+        priority=1, fallback=True, probes=("memory", "shm"),
+        context=(text(r"Traceback|\w+(?:Error|Exception)\b|exited unexpectedly|(?i:killed|"
+                      r"crash\w*|fail\w*|hang\w*|stuck|freez\w*|\berror\b)"),)),
+)

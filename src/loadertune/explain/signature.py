@@ -1,0 +1,88 @@
+"""The data a catalogue entry is made of: weighted signals and what they mean.
+
+A `Signal` is one piece of evidence (a regex) looked for in one view of the log: the whole
+normalised text, the exception lines, or the stack frames. A `Signature` adds up the weights
+of its signals that are present; the matcher ranks signatures by that score. Entries are pure
+data: a new failure is a new `Signature`, the matcher does not change.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Where = Literal["text", "exception", "frame"]
+
+
+def phrase(text: str) -> str:
+    """A regex for ``text`` where any run of whitespace may be a line break and indent."""
+    return r"\s+".join(re.escape(word) for word in text.split())
+
+
+@dataclass(frozen=True)
+class Signal:
+    """A regex worth ``weight`` when found (at least ``min_count`` times) in view ``where``.
+
+    ``key`` signals are the ones that can make a signature match on their own; a signature
+    with key signals is reported only when one of them is found. A negative weight counts
+    against the cause (evidence that points elsewhere).
+    """
+
+    pattern: str
+    weight: float = 1.0
+    where: Where = "text"
+    key: bool = False
+    min_count: int = 1
+    compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compiled", re.compile(self.pattern))
+
+
+def text(pattern: str, weight: float = 1.0, *, key: bool = False,
+         min_count: int = 1) -> Signal:
+    """A signal looked for anywhere in the normalised text."""
+    return Signal(pattern, weight, "text", key, min_count)
+
+
+def exc(pattern: str, weight: float = 1.0, *, key: bool = False) -> Signal:
+    """A signal looked for in the exception lines (``Type: message``)."""
+    return Signal(pattern, weight, "exception", key)
+
+
+def frame(pattern: str, weight: float = 1.0, *, key: bool = False,
+          min_count: int = 1) -> Signal:
+    """A signal looked for in the stack frames, each written ``path in function``."""
+    return Signal(pattern, weight, "frame", key, min_count)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One known cause: stable ``id``, the signals that show it, and what to do about it.
+
+    ``context``: when given, at least one must be present (they add nothing to the score).
+    ``priority`` breaks ties between equal scores: the more specific cause first.
+    ``harmless``: the text is noise that did not fail the run. ``fallback``: reported only
+    when nothing else matched. ``detail`` is formatted with the values the signals captured
+    (named groups) when all of them are present. ``probes`` name the doctor probes whose
+    live results help confirm it on this machine.
+    """
+
+    id: str
+    title: str
+    signals: tuple[Signal, ...]
+    cause: str
+    confirm: str
+    fix: str
+    priority: int = 50
+    harmless: bool = False
+    fallback: bool = False
+    context: tuple[Signal, ...] = ()
+    detail: str = ""
+    probes: tuple[str, ...] = ()
+    min_score: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.signals:
+            raise ValueError(f"signature {self.id!r} has no signals")
