@@ -202,3 +202,39 @@ def test_the_final_setting_is_stored_and_the_next_run_starts_there(tmp_path) -> 
     explicit = autotune(DataLoader(Numbered(40), batch_size=2), store=store, report=False,
                         start={"num_workers": 1})
     assert explicit.knobs.num_workers == 1
+
+
+def test_ctrl_c_in_the_loop_leaves_no_worker_behind() -> None:
+    loader = DataLoader(Numbered(100), batch_size=2, num_workers=2, persistent_workers=True)
+    with pytest.raises(KeyboardInterrupt), autotune(loader, store=False,
+                                                    report=False) as tuned:
+        for i, _ in enumerate(tuned):
+            if i == 5:
+                raise KeyboardInterrupt  # as Ctrl-C in the training step
+    assert tuned._inner is None  # the with block shut the workers down (the fixture checks)
+
+
+def test_ctrl_c_while_waiting_for_a_batch_shuts_the_workers_down() -> None:
+    class Slow(Numbered):
+        def __getitem__(self, index: int) -> int:
+            if index >= 4:
+                import time
+
+                time.sleep(30)
+            return index
+
+    tuned = autotune(DataLoader(Slow(20), batch_size=2, num_workers=2), store=False,
+                     report=False)
+    it = iter(tuned)
+    next(it)
+    previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(
+        KeyboardInterrupt()))
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            for _ in it:
+                pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert tuned._inner is None
