@@ -14,7 +14,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from loadertune import workloads
-from loadertune.dataset_spec import load_dataset
+from loadertune.pipeline import load_dataset
 from loadertune.workloads.jpeg import generate
 
 HAS_FORK = "fork" in multiprocessing.get_all_start_methods()

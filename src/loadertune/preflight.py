@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loadertune.config import LoaderConfig
-from loadertune.dataset_spec import LoadedDataset, check_not_empty
 from loadertune.errors import ConfigError, DatasetSpecError
 from loadertune.machine import MachineInfo
 from loadertune.picklecheck import find_unpicklable
+from loadertune.pipeline import LoadedDataset, check_not_empty
 from loadertune.units import format_bytes
 
 # The least memory one more worker costs: a forked worker shares the parent's pages until it
@@ -22,7 +22,9 @@ def check_picklable(loaded: LoadedDataset, configs: Sequence[LoaderConfig]) -> N
     needing = sorted(methods & {"spawn", "forkserver"})
     if not needing:
         return
-    for obj, name in ((loaded.dataset, "dataset"), (loaded.collate_fn, "collate_fn")):
+    worker_init_fn = loaded.parts.worker_init_fn if loaded.parts is not None else None
+    for obj, name in ((loaded.dataset, "dataset"), (loaded.collate_fn, "collate_fn"),
+                      (worker_init_fn, "worker_init_fn")):
         if obj is None:
             continue
         found = find_unpicklable(obj, name)

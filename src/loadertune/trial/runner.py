@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from loadertune.config import LoaderConfig
+from loadertune.errors import DatasetSpecError
+from loadertune.pipeline.rebuild import LoaderParts
 from loadertune.results import TrialFailure, TrialResult
 from loadertune.trial.classify import signal_name
 from loadertune.trial.job import EventReader, TrialJob
@@ -29,27 +31,60 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class DatasetSource:
-    """Where a trial gets its dataset: a spec string (re-imported) or a picklable object."""
+    """Where a trial gets its dataset: a spec string (re-imported) or picklable objects.
+
+    ``parts`` are the user's DataLoader's (sampler, worker_init_fn, ...) when the dataset came
+    from one; ``split`` picks a LightningDataModule's loader when a spec names one.
+    """
 
     spec: str | None = None
     dataset: Any = None
     collate_fn: Any = None
     step: Callable[[Any], Any] | None = None
     step_spec: str | None = None
+    parts: LoaderParts | None = None
+    split: str = "train"
 
     def job(self, config: LoaderConfig, plan: TrialPlan) -> TrialJob:
         """The job for one trial; objects (dataset or step) travel pickled, with the parent's
         ``__main__`` described so that classes defined in a user's script unpickle."""
         if self.spec is not None and self.step is None:
-            return TrialJob(config, plan, self.spec, None, list(sys.path), None, self.step_spec)
-        payload = pickle.dumps((self.dataset, self.collate_fn, self.step))
+            return TrialJob(config, plan, self.spec, None, list(sys.path), None, self.step_spec,
+                            self.split)
+        payload = self.payload()
         preparation = multiprocessing.spawn.get_preparation_data("loadertune-trial")
         preparation.pop("authkey", None)  # not picklable outside a spawn, and not needed
         main_path = preparation.get("init_main_from_path")
         if main_path is not None and not os.path.isfile(main_path):
             del preparation["init_main_from_path"]  # `python -` names its script "<stdin>"
         return TrialJob(config, plan, self.spec, payload, list(sys.path), preparation,
-                        self.step_spec)
+                        self.step_spec, self.split)
+
+    def payload(self) -> bytes:
+        """``(dataset, collate_fn, step, parts)`` pickled for a fresh interpreter; one clear
+        line naming the part that cannot be pickled."""
+        objects = (self.dataset, self.collate_fn, self.step, self.parts)
+        try:
+            return pickle.dumps(objects)
+        except Exception as err:
+            raise DatasetSpecError(unpicklable_message(self, err)) from err
+
+
+def unpicklable_message(source: DatasetSource, err: BaseException) -> str:
+    """Which part of ``source`` stops it from travelling to a fresh interpreter, and why."""
+    from loadertune.picklecheck import find_unpicklable
+
+    named = [("dataset", source.dataset), ("collate_fn", source.collate_fn),
+             ("step", source.step)]
+    if source.parts is not None:
+        named.extend(source.parts.named_parts())
+    for name, obj in named:
+        found = None if obj is None else find_unpicklable(obj, name)
+        if found is not None:
+            return (f"trials run in a fresh interpreter (spawn), so the loader is pickled, and "
+                    f"{found[1]}; open such resources lazily (in __getitem__ or worker_init_fn) "
+                    "and use module-level functions instead of lambdas")
+    return f"trials run in a fresh interpreter, and pickling the loader failed: {err}"
 
 
 def run_trial(source: DatasetSource, config: LoaderConfig, plan: TrialPlan,

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from loadertune import machine as machine_facts
-from loadertune.bench import source_for
+from loadertune.bench import resolve_batch_size, source_for
 from loadertune.config import LoaderConfig
-from loadertune.dataset_spec import LoadedDataset, check_not_empty, load_dataset
 from loadertune.errors import ConfigError
 from loadertune.machine import MachineInfo
 from loadertune.picklecheck import find_unpicklable
+from loadertune.pipeline import LoadedDataset, check_not_empty, load_dataset
 from loadertune.preflight import check_picklable
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.trial import DatasetSource, TrialPlan
@@ -73,23 +73,38 @@ def _step_plan(step: Step, step_kind: str) -> tuple[Callable[[Any], Any] | None,
     return None, TrialPlan(step_ms=float(step) * 1000.0, step_kind=step_kind)
 
 
-def _source(dataset: Any, collate_fn: Any,
-            step: Callable[[Any], Any] | None) -> tuple[DatasetSource, LoadedDataset]:
+def _source(dataset: Any, collate_fn: Any, step: Callable[[Any], Any] | None,
+            split: str) -> tuple[DatasetSource, LoadedDataset]:
     if isinstance(dataset, str) and (step is not None or collate_fn is not None):
-        loaded = load_dataset(dataset)
-        if collate_fn is not None:
+        loaded = load_dataset(dataset, split)
+        if collate_fn is not None and loaded.parts is None:
             loaded = LoadedDataset(dataset=loaded.dataset, collate_fn=collate_fn, spec=dataset)
         # The step (and a collate_fn given here) travel pickled with the dataset.
         return DatasetSource(dataset=loaded.dataset, collate_fn=loaded.collate_fn,
-                             step=step), loaded
-    return source_for(dataset, collate_fn, step)
+                             step=step, parts=loaded.parts), loaded
+    return source_for(dataset, collate_fn, step, split)
 
 
-def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: int | str | None,
-            max_workers: int | None, collate_fn: Any, start_method: str | None,
-            step_kind: str = "cpu", machine: MachineInfo | None = None) -> Prepared:
-    """Check the arguments, load the dataset and fingerprint the request (no trial yet)."""
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+def _batch_size(loaded: LoadedDataset, batch_size: int | None, default: int | None) -> int:
+    if batch_size is None and loaded.batch_size is None:
+        if default is None:
+            raise ConfigError(f"batch_size is needed to tune {loaded.describe()}: only a "
+                              "DataLoader or a LightningDataModule brings its own")
+        batch_size = default
+    return resolve_batch_size(loaded, batch_size)
+
+
+def prepare(dataset: Any, batch_size: int | None, *, step: Step = None,
+            memory_budget: int | str | None, max_workers: int | None, collate_fn: Any,
+            start_method: str | None, step_kind: str = "cpu", machine: MachineInfo | None = None,
+            split: str = "train", default_batch_size: int | None = None) -> Prepared:
+    """Check the arguments, load the dataset and fingerprint the request (no trial yet).
+
+    ``batch_size`` None takes the user's loader's, else ``default_batch_size`` (None: a bare
+    dataset needs one).
+    """
+    if batch_size is not None and (isinstance(batch_size, bool) or
+                                   not isinstance(batch_size, int) or batch_size < 1):
         raise ConfigError(f"batch_size must be an integer >= 1, got {batch_size!r}")
     if max_workers is not None and (not isinstance(max_workers, int) or max_workers < 0):
         raise ConfigError(f"max_workers must be an integer >= 0, got {max_workers!r}")
@@ -106,7 +121,8 @@ def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: 
         if found is not None:
             raise ConfigError(f"trials run in a fresh process, so the step is pickled, and "
                               f"{found[1]}; pass a module-level function (or seconds)")
-    source, loaded = _source(dataset, collate_fn, user_step)
+    source, loaded = _source(dataset, collate_fn, user_step, split)
+    batch_size = _batch_size(loaded, batch_size, default_batch_size)
     check_not_empty(loaded)
     sample = first_item(loaded)
     limits = limits_for(machine, None if budget is None else int(budget), max_workers)
@@ -121,11 +137,19 @@ def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: 
                     "step_kind": step_kind if isinstance(step, (int, float)) else None,
                     "memory_budget": memory_budget if memory_budget is None
                     else str(memory_budget), "max_workers": max_workers,
-                    "start_method": start_method},
+                    "start_method": start_method, "loader": fp_loader(loaded)},
     }
     return Prepared(source=source, loaded=loaded, machine=machine, batch_size=batch_size,
                     limits=limits, start_method=start_method, plan=plan, fingerprints=fps,
                     request_key=fp.digest(fps))
+
+
+def fp_loader(loaded: LoadedDataset) -> dict[str, Any] | None:
+    """The user's loader parts by type (a different sampler is a different request)."""
+    if loaded.parts is None:
+        return None
+    return {"origin": loaded.origin, "drop_last": loaded.parts.drop_last,
+            **{name: type(obj).__qualname__ for name, obj in loaded.parts.named_parts()}}
 
 
 def _own_memory() -> int:
@@ -139,20 +163,22 @@ def _store(store: StoreArg) -> HistoryStore | None:
     return HistoryStore(resolve_store_path(None if store is True else store))
 
 
-def run_tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: float | None = None,
-             memory_budget: int | str | None = None, max_workers: int | None = None,
-             collate_fn: Any = None, start_method: str | None = None, store: StoreArg = None,
-             fresh: bool = False, step_kind: str = "cpu",
-             callbacks: Callbacks | None = None) -> TuneResult:
+def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
+             budget_s: float | None = None, memory_budget: int | str | None = None,
+             max_workers: int | None = None, collate_fn: Any = None,
+             start_method: str | None = None, store: StoreArg = None, fresh: bool = False,
+             step_kind: str = "cpu", callbacks: Callbacks | None = None, split: str = "train",
+             default_batch_size: int | None = None) -> TuneResult:
     """`tune_detailed` that returns (stores, and marks) an interrupted search instead of
-    raising, so a caller can show what finished."""
+    raising, so a caller can show what finished; ``default_batch_size`` applies to a bare
+    dataset when ``batch_size`` is None (the CLI's default)."""
     started = time.monotonic()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     if budget_s is not None and budget_s <= 0:
         raise ConfigError(f"budget_s must be > 0 seconds, got {budget_s!r}")
     prep = prepare(dataset, batch_size, step=step, memory_budget=memory_budget,
                    max_workers=max_workers, collate_fn=collate_fn, start_method=start_method,
-                   step_kind=step_kind)
+                   step_kind=step_kind, split=split, default_batch_size=default_batch_size)
     history = _store(store)
     if history is not None and not fresh:
         stored = history.find(prep.request_key, STORE_MAX_AGE)
@@ -205,14 +231,17 @@ def _served(stored: dict[str, Any], seconds: float, path: Path) -> TuneResult:
     return result
 
 
-def tune_detailed(dataset: Any, batch_size: int, *, step: Step = None,
+def tune_detailed(dataset: Any, batch_size: int | None = None, *, step: Step = None,
                   budget_s: float | None = None, memory_budget: int | str | None = None,
                   max_workers: int | None = None, collate_fn: Any = None,
                   start_method: str | None = None, store: StoreArg = None,
-                  fresh: bool = False) -> TuneResult:
+                  fresh: bool = False, split: str = "train") -> TuneResult:
     """Search DataLoader settings for ``dataset`` on this machine; the result with evidence.
 
-    ``dataset`` is a spec string ("module:attr") or a Dataset; ``step`` a callable run on each
+    ``dataset`` is a spec string ("module:attr"), a Dataset, a DataLoader or a
+    LightningDataModule (``split`` "train" or "val" picks its loader); a loader is measured as
+    it is, with only the tuned knobs changed, and brings its batch size (``batch_size`` is
+    needed for a bare dataset only). ``step`` a callable run on each
     batch, a number of seconds per batch (burnt on the CPU) or None; ``memory_budget`` bytes
     or a string like "8GiB" / "80%" (default: 80 % of available memory); ``store`` a history
     file path (default: the user's cache dir, ``LOADERTUNE_STORE``) or False for none;
@@ -222,22 +251,24 @@ def tune_detailed(dataset: Any, batch_size: int, *, step: Step = None,
     result = run_tune(dataset, batch_size, step=step, budget_s=budget_s,
                       memory_budget=memory_budget, max_workers=max_workers,
                       collate_fn=collate_fn, start_method=start_method, store=store,
-                      fresh=fresh)
+                      fresh=fresh, split=split)
     if result.interrupt is not None:
         raise result.interrupt
     return result
 
 
-def tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: float | None = None,
-         memory_budget: int | str | None = None, max_workers: int | None = None,
-         collate_fn: Any = None, start_method: str | None = None, store: StoreArg = None,
-         fresh: bool = False) -> dict[str, Any]:
+def tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
+         budget_s: float | None = None, memory_budget: int | str | None = None,
+         max_workers: int | None = None, collate_fn: Any = None,
+         start_method: str | None = None, store: StoreArg = None, fresh: bool = False,
+         split: str = "train") -> dict[str, Any]:
     """DataLoader keyword arguments (without batch_size) tuned for ``dataset`` here.
 
-    ``loader = DataLoader(dataset, batch_size=B, **loadertune.tune(dataset, B))``; see
-    `tune_detailed` for the arguments and for the evidence.
+    ``loader = DataLoader(dataset, batch_size=B, **loadertune.tune(dataset, B))``; for a
+    DataLoader, `loadertune.tuned(loader)` builds the tuned one. See `tune_detailed` for the
+    arguments and for the evidence.
     """
     return dict(tune_detailed(dataset, batch_size, step=step, budget_s=budget_s,
                               memory_budget=memory_budget, max_workers=max_workers,
                               collate_fn=collate_fn, start_method=start_method, store=store,
-                              fresh=fresh).kwargs)
+                              fresh=fresh, split=split).kwargs)

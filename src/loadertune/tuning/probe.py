@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from loadertune.dataset_spec import LoadedDataset
+from loadertune.pipeline import LoadedDataset
 
 PROBE_S = 0.5          # stop probing after this long
 PROBE_ITEMS = 16       # ...or after this many items (the first one is not timed)
@@ -123,6 +123,11 @@ def _items(loaded: LoadedDataset) -> Any:
     dataset = loaded.dataset
     if loaded.iterable:
         yield from iter(dataset)
+        return
+    drawn = loaded.item_indices(PROBE_ITEMS + 1)
+    if drawn:  # the user's sampler decides which items the loader reads
+        for i in drawn:
+            yield dataset[i]
         return
     n = loaded.length() or 0
     # Spread the indices over the dataset so caches of neighbouring items do not flatter it.
