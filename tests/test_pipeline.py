@@ -92,3 +92,13 @@ def test_objects_that_are_no_pipeline_are_named() -> None:
         resolve(3, "the int given")
     with pytest.raises(DatasetSpecError, match="returned a int"):
         resolve(lambda: 42, "the function given")
+
+
+def test_watch_takes_a_datamodule() -> None:
+    from fixture_frameworks import PickyData
+
+    import loadertune
+
+    watched = loadertune.watch(PickyData(), report=False)
+    assert sum(len(b["index"]) for b in watched) == 10 * BATCH
+    assert watched.summary().batches == 10

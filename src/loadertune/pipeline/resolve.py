@@ -47,7 +47,7 @@ def resolve(obj: Any, name: str, *, split: str = "train", spec: str | None = Non
         obj = _call_factory(obj, name)
         made_by_factory = True
     if is_datamodule(obj):
-        return _from_loader(_datamodule_loader(obj, name, split), spec,
+        return _from_loader(datamodule_loader(obj, name, split), spec,
                             f"LightningDataModule.{SPLITS[split]}()")
     if is_loader(obj):
         return _from_loader(obj, spec, "DataLoader")
@@ -73,7 +73,7 @@ def _from_loader(loader: Any, spec: str | None, origin: str) -> LoadedDataset:
                          parts=parts_of(loader), origin=origin)
 
 
-def _datamodule_loader(module: Any, name: str, split: str) -> Any:
+def datamodule_loader(module: Any, name: str, split: str) -> Any:
     """``setup("fit")`` then the split's dataloader method; one clear line for what fails."""
     method = SPLITS[split]
     cls = module if isinstance(module, type) else type(module)

@@ -132,6 +132,11 @@ def watch(loader: Iterable[T], *, report: bool = True, console: Console | None =
     ``for batch in watch(loader): ...`` or ``with watch(loader) as batches: ...``; see
     :class:`Watcher`. Wrap the loader before its first iteration to get per-worker numbers
     (workers get their timers when they start). ``writer``: a TensorBoard ``SummaryWriter`` to
-    log the summary to at each report.
+    log the summary to at each report. A LightningDataModule is watched through its
+    ``train_dataloader()`` (after ``setup("fit")``).
     """
+    from loadertune.pipeline.resolve import datamodule_loader, is_datamodule
+
+    if is_datamodule(loader):
+        loader = datamodule_loader(loader, f"the {type(loader).__name__} given", "train")
     return Watcher(loader, report=report, console=console, writer=writer)
