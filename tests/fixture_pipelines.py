@@ -86,3 +86,10 @@ class WithGenerator(Picky):
 
 def generator_loader() -> DataLoader:
     return loader_for(WithGenerator())
+
+
+def hanging_first():  # type: ignore[no-untyped-def]
+    """A dataset whose very first item never arrives."""
+    from fixture_datasets import Hanging
+
+    return Hanging(index=0)

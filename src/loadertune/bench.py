@@ -97,6 +97,7 @@ def prepare(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *, collate_
         source.step_spec = check_step_spec(step_spec)
     configs = grid.configs()
     preflight(loaded, configs, machine)
+    source.check_travel()
     return PreparedBench(source, loaded, configs, plan, machine)
 
 

@@ -100,6 +100,8 @@ def tune(
         help="Memory the loader may use: 8GiB or a % of available memory [default: 80%]")
     ] = None,
     max_workers: Annotated[int | None, typer.Option(help="Never try more workers.")] = None,
+    timeout: Annotated[str, typer.Option(
+        help="Time limit per trial (the first items' probe too), e.g. 120s or 5m.")] = "120s",
     start_method: Annotated[str | None, typer.Option(
         help="fork, spawn or forkserver [default: the platform's]")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write JSON here.")] = None,
@@ -129,6 +131,7 @@ def tune(
                           max_workers=max_workers, start_method=start_method,
                           store=store, fresh=fresh, split=split,
                           default_batch_size=DEFAULT_BATCH_SIZE,
+                          trial_timeout_s=parse_duration(timeout),
                           callbacks=TuneProgress(progress).callbacks())
     if result.interrupt is not None:
         console.print("[yellow]interrupted: keeping the configs measured so far[/]")

@@ -122,8 +122,12 @@ def describe_failure(err: BaseException, worker_pids: dict[int, int],
     return classify(err, worker_pids)
 
 
-def load(job: TrialJob) -> tuple[LoadedDataset, Any]:
-    """The user's pipeline (dataset, collate_fn, loader parts) and step of ``job``."""
+Pipeline = tuple["LoadedDataset", Any]
+
+
+def load(job: TrialJob, inherited: Pipeline | None = None) -> Pipeline:
+    """The user's pipeline (dataset, collate_fn, loader parts) and step of ``job``: inherited
+    from the parent (a forked trial), unpickled, or imported from its spec."""
     from loadertune.pipeline import LoadedDataset, import_target, load_dataset, resolve_attr
     from loadertune.pipeline import split_spec as split_target
 
@@ -132,9 +136,12 @@ def load(job: TrialJob) -> tuple[LoadedDataset, Any]:
         import multiprocessing.spawn
 
         multiprocessing.spawn.prepare(job.preparation)
-    dataset, collate_fn, step, parts = (pickle.loads(job.payload) if job.payload
-                                        else (None, None, None, None))
-    loaded = LoadedDataset(dataset=dataset, collate_fn=collate_fn, spec=None, parts=parts)
+    if inherited is not None:
+        loaded, step = inherited
+    else:
+        dataset, collate_fn, step, parts = (pickle.loads(job.payload) if job.payload
+                                            else (None, None, None, None))
+        loaded = LoadedDataset(dataset=dataset, collate_fn=collate_fn, spec=None, parts=parts)
     if job.spec is not None:
         loaded = load_dataset(job.spec, job.split)
     if job.step_spec is not None:
@@ -151,9 +158,9 @@ def build(loaded: LoadedDataset, config: Any) -> Any:
     return loaded.loader(config)
 
 
-def measure(job: TrialJob, events: EventWriter) -> None:
+def measure(job: TrialJob, events: EventWriter, inherited: Pipeline | None = None) -> None:
     """Iterate the loader until warm-up and enough steady windows are timed; report them."""
-    loaded, user_step = load(job)
+    loaded, user_step = load(job, inherited)
     config, plan = job.config, job.plan
     step = make_step(plan.step_ms, plan.step_kind, user_step)
     loader = build(loaded, config)
@@ -234,6 +241,28 @@ def measure(job: TrialJob, events: EventWriter) -> None:
     del iterator  # workers shut down after the parent has the numbers
 
 
+def run(job: TrialJob, events: EventWriter, inherited: Pipeline | None = None) -> None:
+    """Run the job's task; an error loading the dataset or building the loader is a failure."""
+    try:
+        if job.task == "probe":
+            from loadertune.tuning.probe import probe_task
+
+            loaded, _ = load(job, inherited)
+            events.send("done", **probe_task(loaded, job.config.batch_size))
+        else:
+            measure(job, events, inherited)
+    except Exception as err:
+        failure = classify(err, {})
+        events.send("failure", **failure.to_dict())
+
+
+def run_forked(job: TrialJob, inherited: Pipeline, event_fd: int) -> None:
+    """A forked trial process: the parent's objects, the fresh interpreter's protocol."""
+    events = EventWriter(event_fd, on_broken=die_orphaned)
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    run(job, events, inherited)
+
+
 def main() -> None:
     events = EventWriter(int(sys.argv[1]), on_broken=die_orphaned)
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
@@ -242,11 +271,7 @@ def main() -> None:
     except Exception as err:
         events.send("failure", kind="crashed", message=f"could not read the trial job: {err}")
         sys.exit(1)
-    try:
-        measure(job, events)
-    except Exception as err:  # loading the dataset or building the loader failed
-        failure = classify(err, {})
-        events.send("failure", **failure.to_dict())
+    run(job, events)
     sys.stdout.flush()
 
 

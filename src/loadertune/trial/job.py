@@ -32,6 +32,7 @@ class TrialJob:
     preparation: dict[str, Any] | None
     step_spec: str | None = None
     split: str = "train"
+    task: str = "measure"  # or "probe": time the first items (see loadertune.tuning.probe)
 
 
 class EventWriter:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -74,7 +75,7 @@ class TrialProcess:
 
     def __init__(self) -> None:
         self.tmpdir: str | None = None
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: subprocess.Popen[bytes] | ForkedChild | None = None
         self.event_fd: int | None = None
         self.output_fd: int | None = None
         self.shm_before: set[str] = set()
@@ -109,6 +110,33 @@ class TrialProcess:
         self.known_pids.add(self.proc.pid)
         assert self.proc.stdout is not None
         self.output_fd = self.proc.stdout.fileno()
+
+    def start_forked(self, run: Callable[[int], None]) -> None:
+        """Fork a child that calls ``run(event_fd)`` and exits: it inherits the caller's
+        objects (nothing is pickled) and is supervised exactly like a fresh interpreter."""
+        with signals_deferred():
+            _LIVE.add(self)
+            self._fork(run)
+
+    def _fork(self, run: Callable[[int], None]) -> None:
+        self.tmpdir = tempfile.mkdtemp(prefix=TRIAL_TMP_PREFIX)
+        self.shm_before = shm_entries()
+        event_read, event_write = os.pipe()
+        out_read, out_write = os.pipe()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(event_read)
+            os.close(out_read)
+            forked_child_main(run, event_write, out_write, self.tmpdir)
+        os.close(event_write)
+        os.close(out_write)
+        self.event_fd = event_read
+        self.proc = ForkedChild(pid, open(out_read, "rb", buffering=0))  # noqa: SIM115
+        self.known_pids.add(pid)
+        self.output_fd = out_read
 
     def _send(self, job_bytes: bytes) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -217,3 +245,67 @@ class TrialProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class ForkedChild:
+    """The part of `subprocess.Popen`'s interface `TrialProcess` uses, for a forked child."""
+
+    def __init__(self, pid: int, stdout: object) -> None:
+        self.pid = pid
+        self.stdin = None
+        self.stdout = stdout
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -signal.SIGKILL  # reaped elsewhere: report it as gone
+                return self.returncode
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0.0)
+            time.sleep(0.01)
+        assert self.returncode is not None
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def forked_child_main(run: Callable[[int], None], event_fd: int, output_fd: int,
+                      tmpdir: str) -> None:
+    """In the forked child: a session of its own, output to the pipe, TMPDIR private, the
+    default signal handlers; run, then exit without the parent's atexit handlers."""
+    code = 1
+    try:
+        os.setsid()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.dup2(output_fd, 1)
+        os.dup2(output_fd, 2)
+        os.close(output_fd)
+        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+        os.environ["TMPDIR"] = tmpdir
+        tempfile.tempdir = tmpdir
+        _LIVE.clear()  # the parent's trials are the parent's to close
+        run(event_fd)
+        code = 0
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)

@@ -23,8 +23,7 @@ from loadertune.trial import DatasetSource, TrialPlan
 from loadertune.trial.sampler import read_smaps_rollup
 from loadertune.tuning import fingerprint as fp
 from loadertune.tuning.budget import Limits, limits_for
-from loadertune.tuning.handover import handover_s
-from loadertune.tuning.probe import ItemProbe, first_item, probe_items
+from loadertune.tuning.probe import ItemProbe, ProbeOutcome, probe_in_trial
 from loadertune.tuning.recommend import recommend
 from loadertune.tuning.result import TuneResult
 from loadertune.tuning.strategy import Space
@@ -49,6 +48,7 @@ class Prepared:
     plan: TrialPlan
     fingerprints: dict[str, Any]
     request_key: str
+    probed: ProbeOutcome
 
     def search_space(self, probe: ItemProbe, handover: float | None) -> Space:
         """The space to search, once the probe has told latency-bound from CPU-bound."""
@@ -97,11 +97,13 @@ def _batch_size(loaded: LoadedDataset, batch_size: int | None, default: int | No
 def prepare(dataset: Any, batch_size: int | None, *, step: Step = None,
             memory_budget: int | str | None, max_workers: int | None, collate_fn: Any,
             start_method: str | None, step_kind: str = "cpu", machine: MachineInfo | None = None,
-            split: str = "train", default_batch_size: int | None = None) -> Prepared:
-    """Check the arguments, load the dataset and fingerprint the request (no trial yet).
+            split: str = "train", default_batch_size: int | None = None,
+            trial_timeout_s: float | None = None) -> Prepared:
+    """Check the arguments, load the dataset, probe its first items in a trial process and
+    fingerprint the request (no search yet).
 
     ``batch_size`` None takes the user's loader's, else ``default_batch_size`` (None: a bare
-    dataset needs one).
+    dataset needs one); ``trial_timeout_s`` limits each trial (the probe's too).
     """
     if batch_size is not None and (isinstance(batch_size, bool) or
                                    not isinstance(batch_size, int) or batch_size < 1):
@@ -124,15 +126,17 @@ def prepare(dataset: Any, batch_size: int | None, *, step: Step = None,
     source, loaded = _source(dataset, collate_fn, user_step, split)
     batch_size = _batch_size(loaded, batch_size, default_batch_size)
     check_not_empty(loaded)
-    sample = first_item(loaded)
     limits = limits_for(machine, None if budget is None else int(budget), max_workers)
     check_picklable(loaded, [LoaderConfig(num_workers=1, batch_size=batch_size,
                                           multiprocessing_context=start_method)])
     plan = TrialPlan(step_ms=plan.step_ms, step_kind=plan.step_kind,
-                     memory_limit=limits.memory_budget)
+                     memory_limit=limits.memory_budget,
+                     timeout_s=trial_timeout_s or TrialPlan.timeout_s)
+    source.check_travel()
+    probed = probe_in_trial(source, batch_size, plan, loaded.describe())
     fps = {
         "machine": fp.machine_fingerprint(machine),
-        "dataset": fp.dataset_fingerprint(loaded, sample),
+        "dataset": {**fp.dataset_fingerprint(loaded, None), "sample": probed.sample},
         "request": {"batch_size": batch_size, "step": fp.step_fingerprint(step),
                     "step_kind": step_kind if isinstance(step, (int, float)) else None,
                     "memory_budget": memory_budget if memory_budget is None
@@ -141,7 +145,7 @@ def prepare(dataset: Any, batch_size: int | None, *, step: Step = None,
     }
     return Prepared(source=source, loaded=loaded, machine=machine, batch_size=batch_size,
                     limits=limits, start_method=start_method, plan=plan, fingerprints=fps,
-                    request_key=fp.digest(fps))
+                    request_key=fp.digest(fps), probed=probed)
 
 
 def fp_loader(loaded: LoadedDataset) -> dict[str, Any] | None:
@@ -168,7 +172,8 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
              max_workers: int | None = None, collate_fn: Any = None,
              start_method: str | None = None, store: StoreArg = None, fresh: bool = False,
              step_kind: str = "cpu", callbacks: Callbacks | None = None, split: str = "train",
-             default_batch_size: int | None = None) -> TuneResult:
+             default_batch_size: int | None = None,
+             trial_timeout_s: float | None = None) -> TuneResult:
     """`tune_detailed` that returns (stores, and marks) an interrupted search instead of
     raising, so a caller can show what finished; ``default_batch_size`` applies to a bare
     dataset when ``batch_size`` is None (the CLI's default)."""
@@ -178,14 +183,14 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
         raise ConfigError(f"budget_s must be > 0 seconds, got {budget_s!r}")
     prep = prepare(dataset, batch_size, step=step, memory_budget=memory_budget,
                    max_workers=max_workers, collate_fn=collate_fn, start_method=start_method,
-                   step_kind=step_kind, split=split, default_batch_size=default_batch_size)
+                   step_kind=step_kind, split=split, default_batch_size=default_batch_size,
+                   trial_timeout_s=trial_timeout_s)
     history = _store(store)
     if history is not None and not fresh:
         stored = history.find(prep.request_key, STORE_MAX_AGE)
         if stored is not None:
             return _served(stored, time.monotonic() - started, history.path)
-    probe, items = probe_items(prep.loaded)
-    handover = handover_s(items, batch_size, prep.loaded.collate_fn)
+    probe, handover = prep.probed.probe, prep.probed.handover_s
     space = prep.search_space(probe, handover)
     outcome = search(prep.source, space, prep.plan, probe, budget_s=budget_s,
                      started=started, callbacks=callbacks)
