@@ -6,17 +6,16 @@ by an earlier dataset is not reused, and so written, by the next one's workers.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import json
 import multiprocessing
 import os
-import signal
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from loadertune.trial.supervisor import run_supervised
 
 WAIT_S = 300.0
 
@@ -107,21 +106,14 @@ def measure_growth(name: str, size: int, batch_size: int, workers: int = 2,
         return failed
     cmd = [sys.executable, os.path.abspath(__file__), name, str(size), str(batch_size),
            str(workers), start_method, "frozen" if gc_frozen else "gc"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # its own group: killed as one below
-    try:
-        out, err = proc.communicate(timeout=WAIT_S)
-    except subprocess.TimeoutExpired:
+    done = run_supervised(cmd, timeout=WAIT_S)  # its own session: its tree is killed after
+    if done.timed_out:
         failed.error = f"no result within {WAIT_S:g} s"
         return failed
-    finally:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-    if proc.returncode != 0 or not out.strip():
+    out, err = done.stdout or "", done.stderr or ""
+    if done.returncode != 0 or not out.strip():
         tail = (err.strip().splitlines() or ["no output"])[-1]
-        failed.error = f"exit code {proc.returncode}: {tail}"
+        failed.error = f"exit code {done.returncode}: {tail}"
         return failed
     return Growth.from_dict(json.loads(out.strip().splitlines()[-1]))
 

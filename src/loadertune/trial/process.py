@@ -14,9 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import psutil
-
 from loadertune.interrupts import signals_deferred
+from loadertune.trial.supervisor import kill_tree
 
 SHM_DIR = Path("/dev/shm")
 TRIAL_TMP_PREFIX = "loadertune-trial-"
@@ -27,18 +26,6 @@ def shm_entries() -> set[str]:
         return set(os.listdir(SHM_DIR))
     except OSError:
         return set()
-
-
-def group_members(pgid: int) -> list[psutil.Process]:
-    """Live processes whose process group is ``pgid``."""
-    members = []
-    for proc in psutil.process_iter():
-        try:
-            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
-                members.append(proc)
-        except (OSError, psutil.Error):
-            continue
-    return members
 
 
 def _names_pid(name: str, pids: set[int]) -> bool:
@@ -164,48 +151,12 @@ class TrialProcess:
         except subprocess.TimeoutExpired:
             return False
 
-    def descendants(self) -> list[psutil.Process]:
-        try:
-            return psutil.Process(self.pid).children(recursive=True)
-        except (psutil.Error, OSError):
-            return []
-
     def kill(self) -> None:
-        """SIGKILL the whole tree: the process group, then any descendant that left it."""
+        """SIGKILL the whole tree (see `supervisor.kill_tree`) and reap the child."""
         if self.proc is None:
             return
-        strays = self.descendants()
-        self.known_pids.update(p.pid for p in strays)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        for proc in strays:
-            with contextlib.suppress(psutil.Error, OSError):
-                proc.kill()
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.kill()
+        self.known_pids.update(kill_tree(self.proc.pid))
         self.proc.wait()
-        self._wait_gone(strays, timeout=5.0)
-        for _ in range(3):  # anything still in the group (e.g. forked while being killed)
-            members = group_members(self.proc.pid)
-            if not members:
-                break
-            self.known_pids.update(p.pid for p in members)
-            for proc in members:
-                with contextlib.suppress(psutil.Error, OSError):
-                    proc.kill()
-            self._wait_gone(members, timeout=2.0)
-
-    @staticmethod
-    def _wait_gone(procs: list[psutil.Process], timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        for proc in procs:
-            while time.monotonic() < deadline:
-                try:
-                    if proc.status() == psutil.STATUS_ZOMBIE:
-                        break
-                except (psutil.Error, OSError):
-                    break
-                time.sleep(0.01)
 
     def close(self) -> None:
         """Kill what is left, then remove its shm files and temp folder and close pipes.
