@@ -69,13 +69,13 @@ def _measure(name: str, size: int, batch_size: int, workers: int, start_method: 
     from torch.utils.data import DataLoader
 
     from loadertune import workloads
-    from loadertune.trial.sampler import read_smaps_rollup
+    from loadertune.trial.sampler import process_memory
 
     started = time.monotonic()
     growth = Growth(name, size, batch_size, workers, start_method, gc_frozen)
-    before = read_smaps_rollup(os.getpid())
+    before = process_memory(os.getpid())
     dataset = getattr(workloads, name)(size)
-    after = read_smaps_rollup(os.getpid())
+    after = process_memory(os.getpid())
     if before is not None and after is not None and before.uss is not None:
         growth.dataset_uss = (after.uss or 0) - before.uss
     if gc_frozen:
@@ -88,7 +88,7 @@ def _measure(name: str, size: int, batch_size: int, workers: int, start_method: 
     pids = [w.pid for w in iterator._workers]  # type: ignore[attr-defined]
     for i, _ in enumerate(iterator, 1):
         if i in checkpoints:  # workers stay alive until the last batch has been taken
-            mems = [read_smaps_rollup(pid) for pid in pids]
+            mems = [process_memory(pid) for pid in pids]
             growth.points.append(GrowthPoint(
                 i, [(m.pss or 0) if m else 0 for m in mems],
                 [(m.uss or 0) if m else 0 for m in mems]))

@@ -119,7 +119,7 @@ import gc
 import sys
 from torch.utils.data import DataLoader
 from loadertune import workloads
-from loadertune.trial.sampler import read_smaps_rollup
+from loadertune.trial.sampler import process_memory
 
 dataset = getattr(workloads, sys.argv[1])(int(sys.argv[2]))
 gc.freeze()  # a full collection in the worker would copy the interpreter's own objects too
@@ -128,7 +128,7 @@ iterator = iter(loader)
 pid = iterator._workers[0].pid
 uss = []
 for _ in iterator:  # the worker is alive until the iterator is exhausted
-    uss.append(read_smaps_rollup(pid).uss)
+    uss.append(process_memory(pid).uss)
 del iterator
 print(uss[-1] - uss[0])
 """

@@ -20,7 +20,7 @@ from loadertune.pipeline import LoadedDataset, check_not_empty, load_dataset
 from loadertune.preflight import check_picklable
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.trial import DatasetSource, TrialPlan
-from loadertune.trial.sampler import read_smaps_rollup
+from loadertune.trial.sampler import process_memory
 from loadertune.tuning import fingerprint as fp
 from loadertune.tuning.budget import Limits, limits_for
 from loadertune.tuning.probe import ItemProbe, ProbeOutcome, probe_in_trial
@@ -157,7 +157,7 @@ def fp_loader(loaded: LoadedDataset) -> dict[str, Any] | None:
 
 
 def _own_memory() -> int:
-    mem = read_smaps_rollup(os.getpid())
+    mem = process_memory(os.getpid())
     return mem.pss or mem.rss if mem is not None else 0
 
 
