@@ -42,6 +42,7 @@ def test_bench_cli_runs_the_users_loader(tmp_path: Path) -> None:
               cwd=TESTS)
     assert out.returncode == 0, out.stderr + out.stdout
     assert "from a DataLoader" in out.stdout and "batch size 6" in out.stdout
+    assert "(sampler, worker_init_fn, collate_fn, drop_last, batch size kept)" in out.stdout
     results = json.loads((tmp_path / "b.json").read_text())["results"]
     assert [r["config"]["num_workers"] for r in results] == [0, 2]
     for r in results:

@@ -18,6 +18,7 @@ from loadertune.config import START_METHODS
 from loadertune.errors import ConfigError
 from loadertune.interrupts import Terminated, sigterm_as_interrupt
 from loadertune.machine import MachineInfo
+from loadertune.pipeline import kept_parts_note
 from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
 from loadertune.report.table import recommendation, sweep_table
@@ -92,6 +93,8 @@ def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: Machin
     console.print(f"[bold]loadertune bench[/] {prepared.loaded.describe()}: "
                   f"{len(prepared.configs)} configs, batch size {prepared.configs[0].batch_size}, "
                   f"{machine.usable_cpus:g} usable CPUs", soft_wrap=True)
+    if prepared.loaded.parts is not None:
+        console.print(f"[dim]{kept_parts_note(prepared.loaded)}[/]", soft_wrap=True)
     with sigterm_as_interrupt(), SweepProgress(console, len(prepared.configs)) as progress:
         sweep = prepared.run(on_start=progress.on_start, on_batches=progress.on_batches,
                              on_done=progress.on_done)

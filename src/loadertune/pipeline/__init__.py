@@ -12,6 +12,7 @@ from loadertune.pipeline.loaded import (
     check_not_empty,
     is_dataset,
     is_iterable_dataset,
+    kept_parts_note,
 )
 from loadertune.pipeline.rebuild import LoaderParts, build_loader, config_of, parts_of, rebuild
 from loadertune.pipeline.resolve import is_datamodule, is_loader, resolve
@@ -19,5 +20,5 @@ from loadertune.pipeline.spec import import_target, load_dataset, resolve_attr, 
 
 __all__ = ["DEFAULT_BATCH_SIZE", "LoadedDataset", "LoaderParts", "build_loader",
            "check_not_empty", "config_of", "import_target", "is_datamodule", "is_dataset",
-           "is_iterable_dataset", "is_loader", "load_dataset", "parts_of", "rebuild", "resolve",
-           "resolve_attr", "split_spec"]
+           "is_iterable_dataset", "is_loader", "kept_parts_note", "load_dataset", "parts_of",
+           "rebuild", "resolve", "resolve_attr", "split_spec"]

@@ -74,6 +74,20 @@ class LoadedDataset:
         return indices[:limit]
 
 
+def kept_parts_note(loaded: LoadedDataset) -> str:
+    """One line telling the user that their loader was measured as built, and what to change."""
+    parts = loaded.parts
+    assert parts is not None
+    kept = [name for name, _ in parts.named_parts()]
+    collate = loaded.collate_fn
+    if collate is not None and not getattr(collate, "__module__", "").startswith("torch."):
+        kept.append("collate_fn")
+    kept += ["drop_last"] if parts.drop_last else []
+    return (f"measured your {loaded.origin} as built ({', '.join([*kept, 'batch size'])} "
+            "kept): set only num_workers, prefetch_factor, persistent_workers and pin_memory "
+            "in it, or use loadertune.tuned(loader)")
+
+
 def is_iterable_dataset(obj: object) -> bool:
     from torch.utils.data import IterableDataset
 

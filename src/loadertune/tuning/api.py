@@ -16,7 +16,7 @@ from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError
 from loadertune.machine import MachineInfo
 from loadertune.picklecheck import find_unpicklable
-from loadertune.pipeline import LoadedDataset, check_not_empty, load_dataset
+from loadertune.pipeline import LoadedDataset, check_not_empty, kept_parts_note, load_dataset
 from loadertune.preflight import check_picklable
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.trial import DatasetSource, TrialPlan
@@ -202,6 +202,8 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
     elif probe.items:
         notes.insert(0, f"probe: {probe.describe()}")
     notes.extend(space.limits.notes)
+    if prep.loaded.parts is not None:
+        notes.append(kept_parts_note(prep.loaded))
     reason = rec.reason
     if outcome.stopped_by == "budget" and outcome.budget_note:
         reason = f"{outcome.budget_note}; best so far kept (the search was at: {reason})"
