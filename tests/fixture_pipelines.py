@@ -93,3 +93,10 @@ def hanging_first():  # type: ignore[no-untyped-def]
     from fixture_datasets import Hanging
 
     return Hanging(index=0)
+
+
+def mismatched_loader() -> DataLoader:
+    """Builds, but not with workers: its timeout is negative once workers are asked for."""
+    loader = loader_for(Picky(16))
+    loader.timeout = -1  # DataLoader checks it when built, not when assigned
+    return loader

@@ -159,3 +159,14 @@ def test_a_hanging_first_item_is_one_hang_line_within_the_trial_limit(tmp_path: 
 def test_a_bad_step_or_config_still_fails_before_any_trial() -> None:
     with pytest.raises(ConfigError, match="batch_size must be"):
         run_tune(hanging_first(), 0, store=False, trial_timeout_s=3)
+
+
+def test_a_lambda_step_needs_no_pickling_when_trials_fork() -> None:
+    from fixture_datasets import Squares
+
+    seen: list[int] = []
+    result = run_tune(Squares(64), 8, step=lambda batch: seen.append(1), store=False,
+                      budget_s=10, max_workers=0)
+    assert result.trials and all(t.ok for t in result.trials), result.trials
+    assert result.trials[0].step_s is not None  # the lambda ran in the forked trial
+    assert not seen  # ...not here

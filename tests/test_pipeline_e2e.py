@@ -82,6 +82,8 @@ def test_bench_cli_on_a_datamodule_val_split(tmp_path: Path) -> None:
     (["fixture_pipelines:generator_loader", "--start-method", "spawn"],
      "dataset.stream (a generator) cannot be pickled"),
     (["fixture_pipelines:make_loader", "-b", "8", "--split", "test"], "split must be one of"),
+    (["fixture_pipelines:mismatched_loader"], "your DataLoader cannot be rebuilt with w1 pf2 "
+                                              "persist: ValueError: timeout option should be"),
 ])
 def test_bad_pipelines_are_one_line_and_exit_2(args: list[str], message: str,
                                                tmp_path: Path) -> None:

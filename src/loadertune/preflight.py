@@ -36,6 +36,19 @@ def check_picklable(loaded: LoadedDataset, configs: Sequence[LoaderConfig]) -> N
             )
 
 
+def check_rebuild(loaded: LoadedDataset, configs: Sequence[LoaderConfig]) -> None:
+    """Build the user's loader with each config once (no worker starts until it is iterated),
+    so one that cannot be rebuilt fails now, in one line that names the part."""
+    if loaded.parts is None:
+        return
+    for config in configs:
+        try:
+            loaded.loader(config)
+        except Exception as err:
+            raise DatasetSpecError(f"your {loaded.origin} cannot be rebuilt with "
+                                   f"{config.label()}: {type(err).__name__}: {err}") from err
+
+
 def check_memory(configs: Sequence[LoaderConfig], machine: MachineInfo) -> None:
     """Refuse worker counts that cannot fit in available memory even at their smallest."""
     worst = max(configs, key=lambda c: c.num_workers * WORKER_FLOOR_BYTES[c.start_method])
@@ -52,7 +65,9 @@ def check_memory(configs: Sequence[LoaderConfig], machine: MachineInfo) -> None:
 
 def preflight(loaded: LoadedDataset, configs: Sequence[LoaderConfig],
               machine: MachineInfo) -> None:
-    """All checks that need no trial: non-empty dataset, picklable under spawn, memory."""
+    """All checks that need no trial: non-empty dataset, picklable under spawn, memory, the
+    user's loader rebuilt with every config."""
     check_not_empty(loaded)
     check_memory(configs, machine)
     check_picklable(loaded, configs)
+    check_rebuild(loaded, configs)

@@ -15,9 +15,8 @@ from loadertune.bench import resolve_batch_size, source_for
 from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError
 from loadertune.machine import MachineInfo
-from loadertune.picklecheck import find_unpicklable
 from loadertune.pipeline import LoadedDataset, check_not_empty, kept_parts_note, load_dataset
-from loadertune.preflight import check_picklable
+from loadertune.preflight import check_picklable, check_rebuild
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.trial import DatasetSource, TrialPlan
 from loadertune.trial.sampler import process_memory
@@ -118,17 +117,14 @@ def prepare(dataset: Any, batch_size: int | None, *, step: Step = None,
         raise ConfigError(f"memory_budget must be > 0 bytes (or e.g. '8GiB', '80%'), "
                           f"got {memory_budget!r}")
     user_step, plan = _step_plan(step, step_kind)
-    if user_step is not None:
-        found = find_unpicklable(user_step, "step")
-        if found is not None:
-            raise ConfigError(f"trials run in a fresh process, so the step is pickled, and "
-                              f"{found[1]}; pass a module-level function (or seconds)")
     source, loaded = _source(dataset, collate_fn, user_step, split)
     batch_size = _batch_size(loaded, batch_size, default_batch_size)
     check_not_empty(loaded)
     limits = limits_for(machine, None if budget is None else int(budget), max_workers)
-    check_picklable(loaded, [LoaderConfig(num_workers=1, batch_size=batch_size,
-                                          multiprocessing_context=start_method)])
+    one_worker = [LoaderConfig(num_workers=1, batch_size=batch_size,
+                               multiprocessing_context=start_method)]
+    check_picklable(loaded, one_worker)
+    check_rebuild(loaded, one_worker)
     plan = TrialPlan(step_ms=plan.step_ms, step_kind=plan.step_kind,
                      memory_limit=limits.memory_budget,
                      timeout_s=trial_timeout_s or TrialPlan.timeout_s)
