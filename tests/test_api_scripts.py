@@ -170,3 +170,51 @@ def test_a_lambda_step_needs_no_pickling_when_trials_fork() -> None:
     assert result.trials and all(t.ok for t in result.trials), result.trials
     assert result.trials[0].step_s is not None  # the lambda ran in the forked trial
     assert not seen  # ...not here
+
+
+NOTEBOOK = textwrap.dedent("""\
+    import sys
+    import torch
+    from torch.utils.data import Dataset
+    from loadertune.bench import bench
+    from loadertune.errors import LoadertuneError
+    from loadertune.sweep import Grid
+    from loadertune.trial import DatasetSource, TrialPlan
+
+    class Cells(Dataset):  # defined in __main__, with no file behind it (as in a notebook)
+        def __len__(self):
+            return 32
+        def __getitem__(self, i):
+            return torch.tensor([i])
+
+    sweep = bench(Cells(), Grid(batch_size=4, workers=(0, 1)), TrialPlan(batches=3, repeats=1))
+    print("statuses", [r.status for r in sweep.results])
+    try:
+        DatasetSource(dataset=Cells(), fork=False).check_travel()
+    except LoadertuneError as err:
+        print(err, file=sys.stderr)
+    """)
+
+
+def test_a_notebook_class_is_measured_and_named_where_it_cannot_travel() -> None:
+    import sys
+
+    out = run([sys.executable, "-c", NOTEBOOK], timeout=120)
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert "statuses ['ok', 'ok']" in out.stdout
+    assert "the dataset (Cells) is defined in a notebook or interactive session" in out.stderr
+
+
+def test_spawn_workers_from_a_script_without_main_guard_are_refused(tmp_path: Path) -> None:
+    body = textwrap.dedent("""\
+        try:
+            loadertune.tune(Scaled(abs), 8, store=False, start_method="spawn")
+        except loadertune.LoadertuneError as err:
+            print(err, file=sys.stderr)
+            sys.exit(2)
+        """)
+    code, out, err = run_script(tmp_path, body)
+    assert code == 2, err + out
+    assert out.count("top level ran") == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "outside `if __name__ == \"__main__\":`" in lines[0], lines

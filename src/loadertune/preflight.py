@@ -9,6 +9,7 @@ from loadertune.errors import ConfigError, DatasetSpecError
 from loadertune.machine import MachineInfo
 from loadertune.picklecheck import find_unpicklable
 from loadertune.pipeline import LoadedDataset, check_not_empty
+from loadertune.trial.mainguard import unguarded_call
 from loadertune.units import format_bytes
 
 # The least memory one more worker costs: a forked worker shares the parent's pages until it
@@ -22,6 +23,9 @@ def check_picklable(loaded: LoadedDataset, configs: Sequence[LoaderConfig]) -> N
     needing = sorted(methods & {"spawn", "forkserver"})
     if not needing:
         return
+    unguarded = unguarded_call()
+    if unguarded is not None:  # each spawn worker would run the call again
+        raise ConfigError(unguarded.message())
     worker_init_fn = loaded.parts.worker_init_fn if loaded.parts is not None else None
     for obj, name in ((loaded.dataset, "dataset"), (loaded.collate_fn, "collate_fn"),
                       (worker_init_fn, "worker_init_fn")):

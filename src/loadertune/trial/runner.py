@@ -97,22 +97,43 @@ class DatasetSource:
         """``(dataset, collate_fn, step, parts)`` pickled for a fresh interpreter; one clear
         line naming the part that cannot be pickled."""
         objects = (self.dataset, self.collate_fn, self.step, self.parts)
+        interactive = interactive_main_part(self)
+        if interactive is not None:
+            raise DatasetSpecError(interactive)
         try:
             return pickle.dumps(objects)
         except Exception as err:
             raise DatasetSpecError(unpicklable_message(self, err)) from err
 
 
-def unpicklable_message(source: DatasetSource, err: BaseException) -> str:
-    """Which part of ``source`` stops it from travelling to a fresh interpreter, and why."""
-    from loadertune.picklecheck import find_unpicklable
-
+def _named_parts(source: DatasetSource) -> list[tuple[str, Any]]:
     named = [("dataset", source.dataset), ("collate_fn", source.collate_fn),
              ("step", source.step)]
     if source.parts is not None:
         named.extend(source.parts.named_parts())
-    for name, obj in named:
-        found = None if obj is None else find_unpicklable(obj, name)
+    return [(name, obj) for name, obj in named if obj is not None]
+
+
+def interactive_main_part(source: DatasetSource) -> str | None:
+    """A part defined in the ``__main__`` of a notebook or REPL (no file a fresh interpreter
+    could import it from): it pickles by name but cannot be unpickled there."""
+    if getattr(sys.modules.get("__main__"), "__file__", None):
+        return None
+    for name, obj in _named_parts(source):
+        kind = obj if isinstance(obj, type) or hasattr(obj, "__qualname__") else type(obj)
+        if getattr(kind, "__module__", None) == "__main__":
+            return (f"trials run in a fresh interpreter here, and the {name} "
+                    f"({kind.__qualname__}) is defined in a notebook or interactive session, "
+                    "which it cannot import: move it into a .py module and import it")
+    return None
+
+
+def unpicklable_message(source: DatasetSource, err: BaseException) -> str:
+    """Which part of ``source`` stops it from travelling to a fresh interpreter, and why."""
+    from loadertune.picklecheck import find_unpicklable
+
+    for name, obj in _named_parts(source):
+        found = find_unpicklable(obj, name)
         if found is not None:
             return (f"trials run in a fresh interpreter (spawn), so the loader is pickled, and "
                     f"{found[1]}; open such resources lazily (in __getitem__ or worker_init_fn) "
