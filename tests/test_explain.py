@@ -46,7 +46,7 @@ def outputs(tmp_path_factory) -> dict[str, str]:
         except subprocess.TimeoutExpired:
             pass
         finally:
-            kill_tree(proc.pid)
+            kill_tree(proc.pid, running=proc.poll() is None)
             proc.wait()
     return {name: (folder / f"{name}.out").read_text() for name in EXPECTED}
 

@@ -48,7 +48,7 @@ def test_kill_tree_reaches_descendants_outside_the_group() -> None:
         proc.wait(timeout=10)
         assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in tree)
     finally:
-        kill_tree(proc.pid)
+        kill_tree(proc.pid, running=proc.poll() is None)
         proc.wait()
         assert proc.stdout is not None
         proc.stdout.close()

@@ -155,7 +155,7 @@ class TrialProcess:
         """SIGKILL the whole tree (see `supervisor.kill_tree`) and reap the child."""
         if self.proc is None:
             return
-        self.known_pids.update(kill_tree(self.proc.pid))
+        self.known_pids.update(kill_tree(self.proc.pid, running=self.proc.poll() is None))
         self.proc.wait()
 
     def close(self) -> None:

@@ -32,7 +32,9 @@ def descendants(pid: int) -> list[psutil.Process]:
 
 
 def group_members(pgid: int) -> list[psutil.Process]:
-    """Live (not zombie) processes whose process group is ``pgid``."""
+    """Live (not zombie) processes whose process group is ``pgid`` (none without groups)."""
+    if not hasattr(os, "getpgid"):
+        return []
     members = []
     for proc in psutil.process_iter():
         try:
@@ -49,17 +51,20 @@ def _kill(procs: list[psutil.Process]) -> None:
             proc.kill()
 
 
-def kill_tree(pid: int, timeout: float = GONE_WAIT_S) -> set[int]:
+def kill_tree(pid: int, timeout: float = GONE_WAIT_S, *, running: bool = True) -> set[int]:
     """SIGKILL ``pid``'s process group (``pid`` leads a session of its own), ``pid`` and every
     descendant, and wait for the descendants to go; then sweep the group again (a process
     forked while being killed). Returns the pids killed. ``pid`` itself is left for its
-    parent to reap."""
-    strays = descendants(pid)
+    parent to reap; ``running=False`` says it was reaped already (its pid may be reused, so
+    only what is left in its group is killed)."""
+    strays = descendants(pid) if running else []
     killed = {pid, *(p.pid for p in strays)}
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGKILL)
+    if hasattr(os, "killpg"):  # POSIX: the group first, so that nothing forks meanwhile
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+    if running:
+        with contextlib.suppress(psutil.Error):
+            psutil.Process(pid).kill()
     _kill(strays)
     psutil.wait_procs(strays, timeout=timeout)
     for _ in range(3):
@@ -101,7 +106,7 @@ def run_supervised(argv: Sequence[str], *, timeout: float, input: Any = None,
         out = err = None
     finally:
         with signals_deferred():
-            kill_tree(proc.pid)
+            kill_tree(proc.pid, running=proc.poll() is None)
             if proc.returncode is None or timed_out:
                 rest = proc.communicate()
                 out, err = (out or rest[0]), (err or rest[1])
