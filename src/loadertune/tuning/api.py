@@ -137,17 +137,18 @@ def prepare(dataset: Any, batch_size: int | None, *, step: Step = None,
                     "step_kind": step_kind if isinstance(step, (int, float)) else None,
                     "memory_budget": memory_budget if memory_budget is None
                     else str(memory_budget), "max_workers": max_workers,
-                    "start_method": start_method, "loader": fp_loader(loaded)},
+                    "start_method": start_method},
     }
+    if loaded.parts is not None:  # a bare dataset's key stays what it was
+        fps["request"]["loader"] = fp_loader(loaded)
     return Prepared(source=source, loaded=loaded, machine=machine, batch_size=batch_size,
                     limits=limits, start_method=start_method, plan=plan, fingerprints=fps,
                     request_key=fp.digest(fps), probed=probed)
 
 
-def fp_loader(loaded: LoadedDataset) -> dict[str, Any] | None:
+def fp_loader(loaded: LoadedDataset) -> dict[str, Any]:
     """The user's loader parts by type (a different sampler is a different request)."""
-    if loaded.parts is None:
-        return None
+    assert loaded.parts is not None
     return {"origin": loaded.origin, "drop_last": loaded.parts.drop_last,
             **{name: type(obj).__qualname__ for name, obj in loaded.parts.named_parts()}}
 
