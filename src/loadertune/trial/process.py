@@ -51,12 +51,13 @@ atexit.register(close_all)
 
 
 class TrialProcess:
-    """A ``python -m loadertune.trial.child`` process and everything it starts.
+    """A trial process and everything it starts: a fresh ``python -m loadertune.trial.child``
+    interpreter (`start`) or a child forked from the caller (`start_forked`).
 
     Use as ``with TrialProcess() as proc: proc.start(job_bytes)``: creating the object holds
     nothing, so no interrupt can fall between acquiring the child and owning it. The child runs
     in a new session (its own process group), with TMPDIR pointing at a private folder;
-    `close` kills the group and any stray descendant, reaps it, removes shared-memory files
+    `close` kills the tree (`supervisor.kill_tree`), reaps it, removes shared-memory files
     named after its processes and the private folder, and closes the pipes.
     """
 
