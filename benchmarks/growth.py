@@ -6,17 +6,16 @@ by an earlier dataset is not reused, and so written, by the next one's workers.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import json
 import multiprocessing
 import os
-import signal
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from loadertune.trial.supervisor import run_supervised
 
 WAIT_S = 300.0
 
@@ -70,13 +69,13 @@ def _measure(name: str, size: int, batch_size: int, workers: int, start_method: 
     from torch.utils.data import DataLoader
 
     from loadertune import workloads
-    from loadertune.trial.sampler import read_smaps_rollup
+    from loadertune.trial.sampler import process_memory
 
     started = time.monotonic()
     growth = Growth(name, size, batch_size, workers, start_method, gc_frozen)
-    before = read_smaps_rollup(os.getpid())
+    before = process_memory(os.getpid())
     dataset = getattr(workloads, name)(size)
-    after = read_smaps_rollup(os.getpid())
+    after = process_memory(os.getpid())
     if before is not None and after is not None and before.uss is not None:
         growth.dataset_uss = (after.uss or 0) - before.uss
     if gc_frozen:
@@ -89,7 +88,7 @@ def _measure(name: str, size: int, batch_size: int, workers: int, start_method: 
     pids = [w.pid for w in iterator._workers]  # type: ignore[attr-defined]
     for i, _ in enumerate(iterator, 1):
         if i in checkpoints:  # workers stay alive until the last batch has been taken
-            mems = [read_smaps_rollup(pid) for pid in pids]
+            mems = [process_memory(pid) for pid in pids]
             growth.points.append(GrowthPoint(
                 i, [(m.pss or 0) if m else 0 for m in mems],
                 [(m.uss or 0) if m else 0 for m in mems]))
@@ -107,21 +106,14 @@ def measure_growth(name: str, size: int, batch_size: int, workers: int = 2,
         return failed
     cmd = [sys.executable, os.path.abspath(__file__), name, str(size), str(batch_size),
            str(workers), start_method, "frozen" if gc_frozen else "gc"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # its own group: killed as one below
-    try:
-        out, err = proc.communicate(timeout=WAIT_S)
-    except subprocess.TimeoutExpired:
+    done = run_supervised(cmd, timeout=WAIT_S)  # its own session: its tree is killed after
+    if done.timed_out:
         failed.error = f"no result within {WAIT_S:g} s"
         return failed
-    finally:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-    if proc.returncode != 0 or not out.strip():
+    out, err = done.stdout or "", done.stderr or ""
+    if done.returncode != 0 or not out.strip():
         tail = (err.strip().splitlines() or ["no output"])[-1]
-        failed.error = f"exit code {proc.returncode}: {tail}"
+        failed.error = f"exit code {done.returncode}: {tail}"
         return failed
     return Growth.from_dict(json.loads(out.strip().splitlines()[-1]))
 

@@ -2,5 +2,5 @@
 # Install loadertune into .venv and run `loadertune demo` on the bundled JPEG workload.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup-env.sh
+LOADERTUNE_EXTRAS=test bash scripts/setup-env.sh
 exec .venv/bin/loadertune demo "$@"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from loadertune.trial.supervisor import run_supervised
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -23,18 +23,13 @@ def env(**extra: str) -> dict[str, str]:
 
 def run(argv: list[str], timeout: float = 90, extra_env: dict[str, str] | None = None,
         cwd: str | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``argv`` in its own session; kill the whole group afterwards (no strays)."""
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env(**(extra_env or {})), cwd=cwd, start_new_session=True,
-                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
-    try:
-        out, err = proc.communicate(stdin, timeout=timeout)
-    finally:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        if proc.returncode is None:
-            proc.communicate()
-    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    """Run ``argv`` in its own session under the one supervisor; its whole tree is killed
+    afterwards (no strays). Past ``timeout`` it raises, as `subprocess.run` does."""
+    done = run_supervised(argv, timeout=timeout, input=stdin, env=env(**(extra_env or {})),
+                          cwd=cwd)
+    if done.timed_out:
+        raise subprocess.TimeoutExpired(argv, timeout, done.stdout, done.stderr)
+    return subprocess.CompletedProcess(argv, done.returncode, done.stdout, done.stderr)
 
 
 def cli(*args: str, prefix: list[str] | None = None, **kw: Any) -> subprocess.CompletedProcess:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -21,6 +19,7 @@ from _lt import (
 from test_explain_corpus import CORPUS_CAUSES
 
 from loadertune.explain import CATALOGUE, explain_text
+from loadertune.trial.supervisor import kill_tree
 
 TORCH = Path(__import__("torch").__file__).parent
 
@@ -50,8 +49,7 @@ def outputs(tmp_path_factory) -> dict[str, str]:
         except subprocess.TimeoutExpired:
             pass
         finally:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            kill_tree(proc.pid, running=proc.poll() is None)
             proc.wait()
     return {name: (folder / f"{name}.out").read_text() for name in EXPECTED}
 

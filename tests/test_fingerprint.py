@@ -37,7 +37,7 @@ def fingerprint(folder: Path) -> str:
     code = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(folder)!r})
-        from loadertune.dataset_spec import load_dataset
+        from loadertune.pipeline import load_dataset
         from loadertune.tuning.fingerprint import dataset_fingerprint, digest
         loaded = load_dataset({str(folder / 'ds.py')!r} + ":make")
         print(digest(dataset_fingerprint(loaded, loaded.dataset[0])))

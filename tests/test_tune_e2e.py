@@ -89,8 +89,11 @@ def test_bad_arguments_name_the_fix() -> None:
         loadertune.tune(TINY, 0, store=False)
     with pytest.raises(loadertune.ConfigError, match="step"):
         loadertune.tune(TINY, 8, step="fast", store=False)  # type: ignore[arg-type]
-    with pytest.raises(loadertune.ConfigError, match="pickled"):
-        loadertune.tune(TINY, 8, step=lambda b: None, store=False)
+    # where trials cannot fork (spawn-only platforms) a lambda step cannot travel
+    from loadertune.trial import DatasetSource
+
+    with pytest.raises(loadertune.DatasetSpecError, match=r"step \(a function\) cannot be "):
+        DatasetSource(dataset=[1, 2], step=lambda b: None, fork=False).check_travel()
 
 
 def cli(*args: str, store: Path) -> subprocess.CompletedProcess[str]:

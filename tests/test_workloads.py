@@ -14,7 +14,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from loadertune import workloads
-from loadertune.dataset_spec import load_dataset
+from loadertune.pipeline import load_dataset
 from loadertune.workloads.jpeg import generate
 
 HAS_FORK = "fork" in multiprocessing.get_all_start_methods()
@@ -126,7 +126,7 @@ import gc
 import sys
 from torch.utils.data import DataLoader
 from loadertune import workloads
-from loadertune.trial.sampler import read_smaps_rollup
+from loadertune.trial.sampler import process_memory
 
 dataset = getattr(workloads, sys.argv[1])(int(sys.argv[2]))
 gc.freeze()  # a full collection in the worker would copy the interpreter's own objects too
@@ -135,7 +135,7 @@ iterator = iter(loader)
 pid = iterator._workers[0].pid
 uss = []
 for _ in iterator:  # the worker is alive until the iterator is exhausted
-    uss.append(read_smaps_rollup(pid).uss)
+    uss.append(process_memory(pid).uss)
 del iterator
 print(uss[-1] - uss[0])
 """

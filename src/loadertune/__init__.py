@@ -4,12 +4,12 @@ from typing import TYPE_CHECKING, Any
 
 from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError, DatasetSpecError, LoadertuneError
-from loadertune.tuning import TuneResult, tune, tune_detailed
+from loadertune.tuning import TuneResult, tune, tune_detailed, tuned
 
 __version__ = "0.1.0"
 
 __all__ = ["ConfigError", "DatasetSpecError", "LoaderConfig", "LoadertuneError", "TuneResult",
-           "__version__", "tune", "tune_detailed"]
+           "__version__", "tune", "tune_detailed", "tuned"]
 
 if TYPE_CHECKING:
     from loadertune.autotune import autotune as autotune

@@ -9,9 +9,10 @@ from typing import Any
 
 from loadertune import machine as machine_facts
 from loadertune.config import LoaderConfig
-from loadertune.dataset_spec import LoadedDataset, is_dataset
 from loadertune.errors import DatasetSpecError
 from loadertune.machine import MachineInfo, usable_cpus_int
+from loadertune.pipeline import DEFAULT_BATCH_SIZE, LoadedDataset, load_dataset, resolve
+from loadertune.pipeline.rebuild import check_batch_size
 from loadertune.preflight import preflight
 from loadertune.sweep import BatchProgress, Grid, SweepResult, TrialDone, TrialStart, run_sweep
 from loadertune.trial import DatasetSource, TrialPlan
@@ -42,27 +43,35 @@ def default_workers(machine: MachineInfo) -> tuple[int, ...]:
 
 
 def source_for(dataset: Any, collate_fn: Any = None,
-               step: Callable[[Any], Any] | None = None) -> tuple[DatasetSource, LoadedDataset]:
-    """A trial source and a loaded view for a spec string, a LoadedDataset or a dataset."""
+               step: Callable[[Any], Any] | None = None,
+               split: str = "train") -> tuple[DatasetSource, LoadedDataset]:
+    """A trial source and a loaded view for a spec string, a LoadedDataset, or an object
+    (a Dataset, DataLoader, LightningDataModule or a zero-argument factory of one)."""
     if isinstance(dataset, str):
-        from loadertune.dataset_spec import load_dataset
-
-        loaded = load_dataset(dataset)
-        return DatasetSource(spec=dataset, step=step), loaded
+        loaded = load_dataset(dataset, split)
+        return DatasetSource(spec=dataset, step=step, split=split), loaded
     if isinstance(dataset, LoadedDataset):
         loaded = dataset
     else:
-        if not is_dataset(dataset):
-            raise DatasetSpecError(f"{type(dataset).__name__} is not a Dataset")
-        loaded = LoadedDataset(dataset=dataset, collate_fn=collate_fn, spec=None)
+        loaded = resolve(dataset, f"the {type(dataset).__name__} given", split=split,
+                         collate_fn=collate_fn)
     if loaded.spec is not None and step is None:
-        return DatasetSource(spec=loaded.spec), loaded
-    return DatasetSource(dataset=loaded.dataset, collate_fn=loaded.collate_fn, step=step), loaded
+        return DatasetSource(spec=loaded.spec, split=split), loaded
+    return DatasetSource(dataset=loaded.dataset, collate_fn=loaded.collate_fn, step=step,
+                         parts=loaded.parts), loaded
+
+
+def resolve_batch_size(loaded: LoadedDataset, batch_size: int | None) -> int:
+    """The batch size asked for, else the user's loader's, else the default (32)."""
+    check_batch_size(loaded.parts, batch_size)
+    if batch_size is not None:
+        return batch_size
+    return loaded.batch_size or DEFAULT_BATCH_SIZE
 
 
 def check_step_spec(spec: str) -> str:
     """Import ``module:function`` now, so a bad --step fails before any trial starts."""
-    from loadertune.dataset_spec import import_target, resolve_attr, split_spec
+    from loadertune.pipeline import import_target, resolve_attr, split_spec
 
     target, attr = split_spec(spec)
     fn = resolve_attr(import_target(target), attr, spec)
@@ -90,21 +99,24 @@ class PreparedBench:
 
 def prepare(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *, collate_fn: Any = None,
             step: Callable[[Any], Any] | None = None, step_spec: str | None = None,
-            machine: MachineInfo | None = None) -> PreparedBench:
+            machine: MachineInfo | None = None, split: str = "train") -> PreparedBench:
     """Load ``dataset`` and check the grid against it; raises LoadertuneError on bad input.
 
-    The memory limit of each trial defaults to `machine.default_memory_budget`: 80 % of the
-    memory this process may use now (a cgroup limit counts).
+    A grid without a batch size takes the user's loader's (32 for a bare dataset). The memory
+    limit of each trial defaults to `machine.default_memory_budget`: 80 % of the memory this
+    process may use now (a cgroup limit counts).
     """
     machine = machine or machine_facts.collect()
     plan = plan or TrialPlan()
     if plan.memory_limit is None:
         plan = replace(plan, memory_limit=machine_facts.default_memory_budget(machine))
-    source, loaded = source_for(dataset, collate_fn, step)
+    source, loaded = source_for(dataset, collate_fn, step, split)
+    grid = replace(grid, batch_size=resolve_batch_size(loaded, grid.batch_size))
     if step_spec is not None:
         source.step_spec = check_step_spec(step_spec)
     configs = grid.configs()
     preflight(loaded, configs, machine)
+    source.check_travel()
     return PreparedBench(source, loaded, configs, plan, machine)
 
 
@@ -112,7 +124,9 @@ def bench(dataset: Any, grid: Grid, plan: TrialPlan | None = None, *,
           collate_fn: Any = None, step: Callable[[Any], Any] | None = None,
           machine: MachineInfo | None = None, on_start: TrialStart | None = None,
           on_batches: BatchProgress | None = None,
-          on_done: TrialDone | None = None) -> SweepResult:
-    """Measure every config of ``grid`` on ``dataset`` (a spec string or a Dataset object)."""
-    prepared = prepare(dataset, grid, plan, collate_fn=collate_fn, step=step, machine=machine)
+          on_done: TrialDone | None = None, split: str = "train") -> SweepResult:
+    """Measure every config of ``grid`` on ``dataset`` (a spec string, a Dataset, a DataLoader
+    or a LightningDataModule; ``split`` picks a DataModule's train or val loader)."""
+    prepared = prepare(dataset, grid, plan, collate_fn=collate_fn, step=step, machine=machine,
+                       split=split)
     return prepared.run(on_start=on_start, on_batches=on_batches, on_done=on_done)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loadertune.config import LoaderConfig
-from loadertune.dataset_spec import LoadedDataset, check_not_empty
 from loadertune.errors import ConfigError, DatasetSpecError
 from loadertune.machine import MachineInfo
 from loadertune.picklecheck import find_unpicklable
+from loadertune.pipeline import LoadedDataset, check_not_empty
+from loadertune.trial.mainguard import unguarded_call
 from loadertune.units import format_bytes
 
 # The least memory one more worker costs: a forked worker shares the parent's pages until it
@@ -22,7 +23,12 @@ def check_picklable(loaded: LoadedDataset, configs: Sequence[LoaderConfig]) -> N
     needing = sorted(methods & {"spawn", "forkserver"})
     if not needing:
         return
-    for obj, name in ((loaded.dataset, "dataset"), (loaded.collate_fn, "collate_fn")):
+    unguarded = unguarded_call()
+    if unguarded is not None:  # each spawn worker would run the call again
+        raise ConfigError(unguarded.message())
+    worker_init_fn = loaded.parts.worker_init_fn if loaded.parts is not None else None
+    for obj, name in ((loaded.dataset, "dataset"), (loaded.collate_fn, "collate_fn"),
+                      (worker_init_fn, "worker_init_fn")):
         if obj is None:
             continue
         found = find_unpicklable(obj, name)
@@ -32,6 +38,19 @@ def check_picklable(loaded: LoadedDataset, configs: Sequence[LoaderConfig]) -> N
                 "open such resources lazily in __getitem__ or worker_init_fn, use a module-level "
                 "function instead of a lambda, or use the fork start method"
             )
+
+
+def check_rebuild(loaded: LoadedDataset, configs: Sequence[LoaderConfig]) -> None:
+    """Build the user's loader with each config once (no worker starts until it is iterated),
+    so one that cannot be rebuilt fails now, in one line that names the part."""
+    if loaded.parts is None:
+        return
+    for config in configs:
+        try:
+            loaded.loader(config)
+        except Exception as err:
+            raise DatasetSpecError(f"your {loaded.origin} cannot be rebuilt with "
+                                   f"{config.label()}: {type(err).__name__}: {err}") from err
 
 
 def check_memory(configs: Sequence[LoaderConfig], machine: MachineInfo) -> None:
@@ -50,7 +69,9 @@ def check_memory(configs: Sequence[LoaderConfig], machine: MachineInfo) -> None:
 
 def preflight(loaded: LoadedDataset, configs: Sequence[LoaderConfig],
               machine: MachineInfo) -> None:
-    """All checks that need no trial: non-empty dataset, picklable under spawn, memory."""
+    """All checks that need no trial: non-empty dataset, picklable under spawn, memory, the
+    user's loader rebuilt with every config."""
     check_not_empty(loaded)
     check_memory(configs, machine)
     check_picklable(loaded, configs)
+    check_rebuild(loaded, configs)

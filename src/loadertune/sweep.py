@@ -19,9 +19,12 @@ from loadertune.trial.process import close_all
 
 @dataclass(frozen=True)
 class Grid:
-    """The settings to sweep; prefetch and persistence apply only to configs with workers."""
+    """The settings to sweep; prefetch and persistence apply only to configs with workers.
 
-    batch_size: int
+    ``batch_size`` None: the user's loader's (set by `bench.prepare` before any config).
+    """
+
+    batch_size: int | None
     workers: tuple[int, ...] = (0, 1, 2)
     prefetch: tuple[int | None, ...] = (None,)
     pin_memory: tuple[bool, ...] = (False,)
@@ -30,6 +33,7 @@ class Grid:
 
     def configs(self) -> list[LoaderConfig]:
         """Every distinct config, fewest workers first."""
+        assert self.batch_size is not None, "resolve the batch size first"
         seen: dict[LoaderConfig, None] = {}
         for w, pf, pin, persist, sm in itertools.product(
                 sorted(set(self.workers)), self.prefetch, self.pin_memory, self.persistent,

@@ -22,7 +22,7 @@ from torch.utils.data import DataLoader, IterableDataset
 from loadertune.autotune.feed import EpochOrder, Feed
 from loadertune.autotune.policy import Bounds, Verdict, Window, decide
 from loadertune.autotune.rebuild import Knobs, inner_loader
-from loadertune.trial.sampler import read_smaps_rollup
+from loadertune.trial.sampler import process_memory
 
 WINDOW_BATCHES = 8     # at least this many batches (and 2 per worker) make a window...
 WINDOW_S = 0.5         # ...and at least this long
@@ -234,11 +234,11 @@ class AutotunedLoader:
 
     def _memory(self) -> tuple[int | None, int | None]:
         """PSS of this process plus the inner loader's workers, and the largest worker's."""
-        main = read_smaps_rollup(os.getpid())
+        main = process_memory(os.getpid())
         if main is None:
             return None, None
         it = getattr(self._inner, "_iterator", None)
-        workers = [read_smaps_rollup(p.pid) for p in getattr(it, "_workers", [])
+        workers = [process_memory(p.pid) for p in getattr(it, "_workers", [])
                    if p.pid is not None]
         pss = [w.pss for w in workers if w is not None]
         return main.pss + sum(pss), max(pss, default=None)

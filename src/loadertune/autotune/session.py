@@ -14,8 +14,8 @@ from loadertune import machine as machine_facts
 from loadertune.autotune.loader import AutotunedLoader, Change
 from loadertune.autotune.policy import Bounds
 from loadertune.autotune.rebuild import Knobs
-from loadertune.dataset_spec import LoadedDataset
 from loadertune.errors import ConfigError
+from loadertune.pipeline.loaded import LoadedDataset
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.tuning import fingerprint as fp
 from loadertune.tuning.budget import limits_for

@@ -12,12 +12,13 @@ import typer
 from loadertune import machine as machine_facts
 from loadertune.bench import default_workers, prepare
 from loadertune.cli.console import stdout_console
-from loadertune.cli.options import BatchSizeOpt, DatasetArg
+from loadertune.cli.options import BatchSizeOpt, DatasetArg, SplitOpt
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import START_METHODS
 from loadertune.errors import ConfigError
 from loadertune.interrupts import Terminated, sigterm_as_interrupt
 from loadertune.machine import MachineInfo
+from loadertune.pipeline import kept_parts_note
 from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
 from loadertune.report.table import recommendation, sweep_table
@@ -28,10 +29,10 @@ from loadertune.units import parse_choice_list, parse_duration, parse_int_list, 
 ON_OFF = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False}
 
 
-def build_grid(batch_size: int, workers: str | None, prefetch: str, pin_memory: str,
+def build_grid(batch_size: int | None, workers: str | None, prefetch: str, pin_memory: str,
                persistent: str, start_method: str | None, machine: MachineInfo) -> Grid:
     """Parse the sweep options into a Grid (raising ConfigError on bad values)."""
-    if batch_size <= 0:
+    if batch_size is not None and batch_size <= 0:
         raise ConfigError(f"--batch-size must be >= 1, got {batch_size}")
     worker_counts = (parse_int_list(workers, "--workers") if workers
                      else list(default_workers(machine)))
@@ -81,17 +82,19 @@ def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
 
 
 def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: MachineInfo,
-                      step_spec: str | None = None,
+                      step_spec: str | None = None, split: str = "train",
                       ) -> tuple[SweepResult, BaseException | None]:
     """Check the input, then run the sweep behind a progress display.
 
     Returns the sweep and the interrupt (Ctrl-C or SIGTERM) that stopped it, if any.
     """
     console = stdout_console()
-    prepared = prepare(dataset, grid, plan, machine=machine, step_spec=step_spec)
+    prepared = prepare(dataset, grid, plan, machine=machine, step_spec=step_spec, split=split)
     console.print(f"[bold]loadertune bench[/] {prepared.loaded.describe()}: "
-                  f"{len(prepared.configs)} configs, batch size {grid.batch_size}, "
+                  f"{len(prepared.configs)} configs, batch size {prepared.configs[0].batch_size}, "
                   f"{machine.usable_cpus:g} usable CPUs", soft_wrap=True)
+    if prepared.loaded.parts is not None:
+        console.print(f"[dim]{kept_parts_note(prepared.loaded)}[/]", soft_wrap=True)
     with sigterm_as_interrupt(), SweepProgress(console, len(prepared.configs)) as progress:
         sweep = prepared.run(on_start=progress.on_start, on_batches=progress.on_batches,
                              on_done=progress.on_done)
@@ -104,7 +107,8 @@ def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: Machin
 
 def bench(
     dataset: DatasetArg,
-    batch_size: BatchSizeOpt = 32,
+    batch_size: BatchSizeOpt = None,
+    split: SplitOpt = "train",
     workers: Annotated[str | None, typer.Option(
         help="num_workers to try: 0-8, 0,2,4 or 0-16:4 [default: 0 to 2 × usable CPUs, "
              "log-spaced, at most 12 counts]")] = None,
@@ -142,7 +146,7 @@ def bench(
                      memory_limit=parse_size(memory_limit, of=machine.memory_room)
                      if memory_limit else None)
     json_file, plot_file = default_paths(out, "bench", json_path, plot_path)
-    sweep, stop = run_with_progress(dataset, grid, plan, machine, step_spec=step)
+    sweep, stop = run_with_progress(dataset, grid, plan, machine, step_spec=step, split=split)
     show_and_save(sweep, json_file, plot_file)
     if stop is not None:
         sys.exit(143 if isinstance(stop, Terminated) else 130)

@@ -11,9 +11,13 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
 
+from loadertune.bench import resolve_batch_size
 from loadertune.cli.console import stdout_console
+from loadertune.cli.options import SplitOpt
 from loadertune.doctor import DoctorContext, Report, parse_target, run_doctor
 from loadertune.errors import LoadertuneError
+from loadertune.pipeline import DEFAULT_BATCH_SIZE
+from loadertune.pipeline.resolve import check_split
 
 STYLES = {"ok": "green", "warn": "yellow", "error": "bold red"}
 BADGES = {"ok": " ok  ", "warn": "WARN ", "error": "ERROR"}
@@ -50,8 +54,10 @@ def doctor(
     target: Annotated[str | None, typer.Argument(
         help="SCRIPT.py to inspect, a DATASET (module:attr or script.py:attr), or nothing "
              "for the machine alone", show_default=False)] = None,
-    batch_size: Annotated[int, typer.Option("--batch-size", "-b", min=1,
-                                            help="Batch size the checks assume.")] = 32,
+    batch_size: Annotated[int | None, typer.Option(
+        "--batch-size", "-b", min=1, show_default=False,
+        help="Batch size the checks assume [default: the DataLoader's, else 32].")] = None,
+    split: SplitOpt = "train",
     workers: Annotated[int | None, typer.Option(
         "--workers", "-w", min=0, help="num_workers you plan (default: what fits the CPUs).",
         show_default=False)] = None,
@@ -65,12 +71,16 @@ def doctor(
     """What will break a DataLoader on this machine, and the fix for each (exit 1 on errors)."""
     if workers is not None and workers < 0:
         raise LoadertuneError("--workers must be >= 0")
-    ctx = DoctorContext(target=parse_target(target), batch_size=batch_size, num_workers=workers,
+    ctx = DoctorContext(target=parse_target(target), batch_size=batch_size or DEFAULT_BATCH_SIZE,
+                        split=check_split(split), num_workers=workers,
                         prefetch_factor=prefetch_factor, measure=measure)
+    loaded = ctx.dataset()
     if ctx.target.spec is None:
         ctx.measure = False
-    elif ctx.dataset() is None and ctx.import_blocked() is None:
+    elif loaded is None and ctx.import_blocked() is None:
         raise LoadertuneError(ctx.load_error or f"cannot load dataset {target!r}")
+    if loaded is not None:
+        ctx.batch_size = resolve_batch_size(loaded, batch_size)
     report = run_doctor(ctx, probe)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, default=str))

@@ -10,11 +10,12 @@ import typer
 
 from loadertune.cli.bench import default_paths
 from loadertune.cli.console import stdout_console
-from loadertune.cli.options import BatchSizeOpt, DatasetArg
+from loadertune.cli.options import BatchSizeOpt, DatasetArg, SplitOpt
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError
 from loadertune.interrupts import Terminated, sigterm_as_interrupt
+from loadertune.pipeline import DEFAULT_BATCH_SIZE
 from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
 from loadertune.report.table import sweep_table
@@ -86,7 +87,8 @@ def _caption(result: TuneResult) -> str:
 
 def tune(
     dataset: DatasetArg,
-    batch_size: BatchSizeOpt = 32,
+    batch_size: BatchSizeOpt = None,
+    split: SplitOpt = "train",
     step_ms: Annotated[float | None, typer.Option(
         help="Your training step per batch, ms (simulated while loading).")] = None,
     step_kind: Annotated[str, typer.Option(
@@ -99,6 +101,8 @@ def tune(
              "(host available or, tighter, a cgroup limit) [default: 80%]")
     ] = None,
     max_workers: Annotated[int | None, typer.Option(help="Never try more workers.")] = None,
+    timeout: Annotated[str, typer.Option(
+        help="Time limit per trial (the first items' probe too), e.g. 120s or 5m.")] = "120s",
     start_method: Annotated[str | None, typer.Option(
         help="fork, spawn or forkserver [default: the platform's]")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write JSON here.")] = None,
@@ -117,7 +121,8 @@ def tune(
     budget_s = parse_duration(budget) if budget else None
     console = stdout_console()
     step = None if not step_ms else step_ms / 1000.0
-    console.print(f"[bold]loadertune tune[/] {dataset}: batch size {batch_size}"
+    console.print(f"[bold]loadertune tune[/] {dataset}: batch size "
+                  f"{batch_size or 'of the loader (32 for a dataset)'}"
                   + (f", step {step_ms:g} ms {step_kind}" if step_ms else ", no step")
                   + (f", budget {budget_s:g} s" if budget_s else ""), soft_wrap=True)
     _, plot_default = default_paths(out, "tune", None, plot_path)
@@ -125,7 +130,9 @@ def tune(
         result = run_tune(dataset, batch_size, step=step, step_kind=step_kind,
                           budget_s=budget_s, memory_budget=memory_budget,
                           max_workers=max_workers, start_method=start_method,
-                          store=store, fresh=fresh,
+                          store=store, fresh=fresh, split=split,
+                          default_batch_size=DEFAULT_BATCH_SIZE,
+                          trial_timeout_s=parse_duration(timeout),
                           callbacks=TuneProgress(progress).callbacks())
     if result.interrupt is not None:
         console.print("[yellow]interrupted: keeping the configs measured so far[/]")

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from loadertune import machine
-from loadertune.dataset_spec import LoadedDataset, load_dataset, split_spec
 from loadertune.errors import LoadertuneError
+from loadertune.pipeline import LoadedDataset, load_dataset, split_spec
 
 SAMPLE_TIME_LIMIT_S = 10.0
 
@@ -67,6 +67,7 @@ class DoctorContext:
 
     target: Target = field(default_factory=Target)
     batch_size: int = 32
+    split: str = "train"
     num_workers: int | None = None
     prefetch_factor: int = 2
     measure: bool = True
@@ -106,7 +107,7 @@ class DoctorContext:
             self._cuda_before = torch.cuda.is_initialized()
             try:
                 with contextlib.redirect_stdout(sys.stderr):  # keep --json output clean
-                    self._loaded = load_dataset(self.target.spec)
+                    self._loaded = load_dataset(self.target.spec, self.split)
             except LoadertuneError as err:
                 self._load_error = str(err)
         return self._loaded
@@ -156,7 +157,8 @@ class DoctorContext:
             started = time.monotonic()
             try:
                 ds = loaded.dataset
-                item = next(iter(ds)) if loaded.iterable else ds[0]
+                first = (loaded.item_indices(1) or [0])[0]
+                item = next(iter(ds)) if loaded.iterable else ds[first]
                 nbytes, tensors, cuda = measure_item(item)
                 box["sample"] = SampleInfo(nbytes, tensors, cuda, time.monotonic() - started)
             except Exception as err:
@@ -166,7 +168,7 @@ class DoctorContext:
         thread.start()
         thread.join(SAMPLE_TIME_LIMIT_S)
         if thread.is_alive():
-            self._sample_error = f"fetching item 0 took over {SAMPLE_TIME_LIMIT_S:g} s"
+            self._sample_error = f"fetching the first item took over {SAMPLE_TIME_LIMIT_S:g} s"
         else:
             self._sample = box.get("sample")
             self._sample_error = box.get("error")

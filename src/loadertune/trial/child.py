@@ -13,7 +13,8 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from loadertune.results import TrialFailure
 from loadertune.trial.classify import INDEX_NOTE, classify
@@ -21,6 +22,9 @@ from loadertune.trial.consumer import make_step
 from loadertune.trial.job import EventWriter, TrialJob
 from loadertune.trial.process import TRIAL_TMP_PREFIX
 from loadertune.trial.stats import median, relative_spread, window_rates
+
+if TYPE_CHECKING:
+    from loadertune.pipeline import LoadedDataset
 
 PROGRESS_EVERY_S = 0.2
 
@@ -118,42 +122,48 @@ def describe_failure(err: BaseException, worker_pids: dict[int, int],
     return classify(err, worker_pids)
 
 
-def load(job: TrialJob) -> tuple[Any, Any, Any]:
-    """The dataset, collate_fn and user step of ``job``."""
+Pipeline = tuple["LoadedDataset", Any]
+
+
+def load(job: TrialJob, inherited: Pipeline | None = None) -> Pipeline:
+    """The user's pipeline (dataset, collate_fn, loader parts) and step of ``job``: inherited
+    from the parent (a forked trial), unpickled, or imported from its spec."""
+    from loadertune.pipeline import LoadedDataset, import_target, load_dataset, resolve_attr
+    from loadertune.pipeline import split_spec as split_target
+
     sys.path[:] = job.sys_path
     if job.preparation:
         import multiprocessing.spawn
 
         multiprocessing.spawn.prepare(job.preparation)
-    dataset, collate_fn, step = pickle.loads(job.payload) if job.payload else (None, None, None)
+    if inherited is not None:
+        loaded, step = inherited
+    else:
+        dataset, collate_fn, step, parts = (pickle.loads(job.payload) if job.payload
+                                            else (None, None, None, None))
+        loaded = LoadedDataset(dataset=dataset, collate_fn=collate_fn, spec=None, parts=parts)
     if job.spec is not None:
-        from loadertune.dataset_spec import load_dataset
-
-        loaded = load_dataset(job.spec)
-        dataset, collate_fn = loaded.dataset, loaded.collate_fn
+        loaded = load_dataset(job.spec, job.split)
     if job.step_spec is not None:
-        from loadertune.dataset_spec import import_target, resolve_attr, split_spec
-
-        target, attr = split_spec(job.step_spec)
+        target, attr = split_target(job.step_spec)
         step = resolve_attr(import_target(target), attr, job.step_spec)
-    return dataset, collate_fn, step
+    return loaded, step
 
 
-def measure(job: TrialJob, events: EventWriter) -> None:
+def build(loaded: LoadedDataset, config: Any) -> Any:
+    """The loader a trial iterates: the user's own rebuilt with ``config``'s knobs, or a plain
+    one over a bare dataset (whose errors then name the index)."""
+    if loaded.parts is None and not loaded.iterable:
+        loaded = replace(loaded, dataset=IndexTagged(loaded.dataset))
+    return loaded.loader(config)
+
+
+def measure(job: TrialJob, events: EventWriter, inherited: Pipeline | None = None) -> None:
     """Iterate the loader until warm-up and enough steady windows are timed; report them."""
-    from torch.utils.data import DataLoader
-
-    from loadertune.dataset_spec import is_iterable_dataset
-
-    dataset, collate_fn, user_step = load(job)
+    loaded, user_step = load(job, inherited)
     config, plan = job.config, job.plan
-    if not is_iterable_dataset(dataset):
-        dataset = IndexTagged(dataset)
     step = make_step(plan.step_ms, plan.step_kind, user_step)
-    kwargs = config.to_kwargs()
-    if collate_fn is not None:
-        kwargs["collate_fn"] = collate_fn
-    loader = DataLoader(dataset, shuffle=False, **kwargs)
+    loader = build(loaded, config)
     warmup = plan.warmup_for(config)
     window = plan.window_for(config)
     needed = warmup + window * plan.repeats
@@ -231,6 +241,28 @@ def measure(job: TrialJob, events: EventWriter) -> None:
     del iterator  # workers shut down after the parent has the numbers
 
 
+def run(job: TrialJob, events: EventWriter, inherited: Pipeline | None = None) -> None:
+    """Run the job's task; an error loading the dataset or building the loader is a failure."""
+    try:
+        if job.task == "probe":
+            from loadertune.tuning.probe import probe_task
+
+            loaded, _ = load(job, inherited)
+            events.send("done", **probe_task(loaded, job.config.batch_size))
+        else:
+            measure(job, events, inherited)
+    except Exception as err:
+        failure = classify(err, {})
+        events.send("failure", **failure.to_dict())
+
+
+def run_forked(job: TrialJob, inherited: Pipeline, event_fd: int) -> None:
+    """A forked trial process: the parent's objects, the fresh interpreter's protocol."""
+    events = EventWriter(event_fd, on_broken=die_orphaned)
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    run(job, events, inherited)
+
+
 def main() -> None:
     events = EventWriter(int(sys.argv[1]), on_broken=die_orphaned)
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
@@ -239,11 +271,7 @@ def main() -> None:
     except Exception as err:
         events.send("failure", kind="crashed", message=f"could not read the trial job: {err}")
         sys.exit(1)
-    try:
-        measure(job, events)
-    except Exception as err:  # loading the dataset or building the loader failed
-        failure = classify(err, {})
-        events.send("failure", **failure.to_dict())
+    run(job, events)
     sys.stdout.flush()
 
 

@@ -17,8 +17,9 @@ class TrialJob:
     """Everything a fresh interpreter needs to run one trial.
 
     The dataset comes either as a spec string (imported again in the child, so it is built
-    there exactly as the user's script builds it) or as pickled bytes of
-    ``(dataset, collate_fn, step)`` (a callable step given with a spec travels there too);
+    there exactly as the user's script builds it; ``split`` picks a DataModule's loader) or as
+    pickled bytes of ``(dataset, collate_fn, step, parts)`` (a callable step given with a spec
+    travels there too; ``parts`` are the user's loader's, see `loadertune.pipeline`);
     ``preparation`` is multiprocessing's description of the
     parent's ``__main__`` so classes defined in a user's script unpickle as under spawn.
     """
@@ -30,6 +31,8 @@ class TrialJob:
     sys_path: list[str]
     preparation: dict[str, Any] | None
     step_spec: str | None = None
+    split: str = "train"
+    task: str = "measure"  # or "probe": time the first items (see loadertune.tuning.probe)
 
 
 class EventWriter:

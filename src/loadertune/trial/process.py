@@ -11,11 +11,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-import psutil
-
 from loadertune.interrupts import signals_deferred
+from loadertune.trial.supervisor import kill_tree
 
 SHM_DIR = Path("/dev/shm")
 TRIAL_TMP_PREFIX = "loadertune-trial-"
@@ -26,18 +26,6 @@ def shm_entries() -> set[str]:
         return set(os.listdir(SHM_DIR))
     except OSError:
         return set()
-
-
-def group_members(pgid: int) -> list[psutil.Process]:
-    """Live processes whose process group is ``pgid``."""
-    members = []
-    for proc in psutil.process_iter():
-        try:
-            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
-                members.append(proc)
-        except (OSError, psutil.Error):
-            continue
-    return members
 
 
 def _names_pid(name: str, pids: set[int]) -> bool:
@@ -63,18 +51,19 @@ atexit.register(close_all)
 
 
 class TrialProcess:
-    """A ``python -m loadertune.trial.child`` process and everything it starts.
+    """A trial process and everything it starts: a fresh ``python -m loadertune.trial.child``
+    interpreter (`start`) or a child forked from the caller (`start_forked`).
 
     Use as ``with TrialProcess() as proc: proc.start(job_bytes)``: creating the object holds
     nothing, so no interrupt can fall between acquiring the child and owning it. The child runs
     in a new session (its own process group), with TMPDIR pointing at a private folder;
-    `close` kills the group and any stray descendant, reaps it, removes shared-memory files
+    `close` kills the tree (`supervisor.kill_tree`), reaps it, removes shared-memory files
     named after its processes and the private folder, and closes the pipes.
     """
 
     def __init__(self) -> None:
         self.tmpdir: str | None = None
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: subprocess.Popen[bytes] | ForkedChild | None = None
         self.event_fd: int | None = None
         self.output_fd: int | None = None
         self.shm_before: set[str] = set()
@@ -110,6 +99,33 @@ class TrialProcess:
         assert self.proc.stdout is not None
         self.output_fd = self.proc.stdout.fileno()
 
+    def start_forked(self, run: Callable[[int], None]) -> None:
+        """Fork a child that calls ``run(event_fd)`` and exits: it inherits the caller's
+        objects (nothing is pickled) and is supervised exactly like a fresh interpreter."""
+        with signals_deferred():
+            _LIVE.add(self)
+            self._fork(run)
+
+    def _fork(self, run: Callable[[int], None]) -> None:
+        self.tmpdir = tempfile.mkdtemp(prefix=TRIAL_TMP_PREFIX)
+        self.shm_before = shm_entries()
+        event_read, event_write = os.pipe()
+        out_read, out_write = os.pipe()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(event_read)
+            os.close(out_read)
+            forked_child_main(run, event_write, out_write, self.tmpdir)
+        os.close(event_write)
+        os.close(out_write)
+        self.event_fd = event_read
+        self.proc = ForkedChild(pid, open(out_read, "rb", buffering=0))  # noqa: SIM115
+        self.known_pids.add(pid)
+        self.output_fd = out_read
+
     def _send(self, job_bytes: bytes) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         try:
@@ -136,48 +152,12 @@ class TrialProcess:
         except subprocess.TimeoutExpired:
             return False
 
-    def descendants(self) -> list[psutil.Process]:
-        try:
-            return psutil.Process(self.pid).children(recursive=True)
-        except (psutil.Error, OSError):
-            return []
-
     def kill(self) -> None:
-        """SIGKILL the whole tree: the process group, then any descendant that left it."""
+        """SIGKILL the whole tree (see `supervisor.kill_tree`) and reap the child."""
         if self.proc is None:
             return
-        strays = self.descendants()
-        self.known_pids.update(p.pid for p in strays)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        for proc in strays:
-            with contextlib.suppress(psutil.Error, OSError):
-                proc.kill()
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.kill()
+        self.known_pids.update(kill_tree(self.proc.pid, running=self.proc.poll() is None))
         self.proc.wait()
-        self._wait_gone(strays, timeout=5.0)
-        for _ in range(3):  # anything still in the group (e.g. forked while being killed)
-            members = group_members(self.proc.pid)
-            if not members:
-                break
-            self.known_pids.update(p.pid for p in members)
-            for proc in members:
-                with contextlib.suppress(psutil.Error, OSError):
-                    proc.kill()
-            self._wait_gone(members, timeout=2.0)
-
-    @staticmethod
-    def _wait_gone(procs: list[psutil.Process], timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        for proc in procs:
-            while time.monotonic() < deadline:
-                try:
-                    if proc.status() == psutil.STATUS_ZOMBIE:
-                        break
-                except (psutil.Error, OSError):
-                    break
-                time.sleep(0.01)
 
     def close(self) -> None:
         """Kill what is left, then remove its shm files and temp folder and close pipes.
@@ -217,3 +197,67 @@ class TrialProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class ForkedChild:
+    """The part of `subprocess.Popen`'s interface `TrialProcess` uses, for a forked child."""
+
+    def __init__(self, pid: int, stdout: object) -> None:
+        self.pid = pid
+        self.stdin = None
+        self.stdout = stdout
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -signal.SIGKILL  # reaped elsewhere: report it as gone
+                return self.returncode
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0.0)
+            time.sleep(0.01)
+        assert self.returncode is not None
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def forked_child_main(run: Callable[[int], None], event_fd: int, output_fd: int,
+                      tmpdir: str) -> None:
+    """In the forked child: a session of its own, output to the pipe, TMPDIR private, the
+    default signal handlers; run, then exit without the parent's atexit handlers."""
+    code = 1
+    try:
+        os.setsid()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.dup2(output_fd, 1)
+        os.dup2(output_fd, 2)
+        os.close(output_fd)
+        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+        os.environ["TMPDIR"] = tmpdir
+        tempfile.tempdir = tmpdir
+        _LIVE.clear()  # the parent's trials are the parent's to close
+        run(event_fd)
+        code = 0
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)

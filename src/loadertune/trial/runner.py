@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import multiprocessing
 import multiprocessing.spawn
 import os
 import pickle
@@ -13,9 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from loadertune.config import LoaderConfig
+from loadertune.errors import ConfigError, DatasetSpecError
+from loadertune.pipeline.rebuild import LoaderParts
 from loadertune.results import TrialFailure, TrialResult
+from loadertune.trial.child import run_forked
 from loadertune.trial.classify import signal_name
 from loadertune.trial.job import EventReader, TrialJob
+from loadertune.trial.mainguard import unguarded_call
 from loadertune.trial.memory import MemoryPeaks
 from loadertune.trial.plan import TrialPlan
 from loadertune.trial.process import TrialProcess
@@ -29,39 +35,149 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class DatasetSource:
-    """Where a trial gets its dataset: a spec string (re-imported) or a picklable object."""
+    """Where a trial gets its dataset: a spec string (re-imported) or picklable objects.
+
+    ``parts`` are the user's DataLoader's (sampler, worker_init_fn, ...) when the dataset came
+    from one; ``split`` picks a LightningDataModule's loader when a spec names one.
+    """
 
     spec: str | None = None
     dataset: Any = None
     collate_fn: Any = None
     step: Callable[[Any], Any] | None = None
     step_spec: str | None = None
+    parts: LoaderParts | None = None
+    split: str = "train"
+    fork: bool = True
 
-    def job(self, config: LoaderConfig, plan: TrialPlan) -> TrialJob:
-        """The job for one trial; objects (dataset or step) travel pickled, with the parent's
-        ``__main__`` described so that classes defined in a user's script unpickle."""
+    def forks(self) -> bool:
+        """Objects (no spec) on a platform that forks: the trial inherits them, unpickled."""
+        return self.fork and self.spec is None and can_fork()
+
+    def check_travel(self) -> None:
+        """Raise now, with one clear line, when trials in a fresh interpreter could not get
+        the objects: the script calls loadertune outside its main guard, or a part does not
+        pickle. Nothing to check when trials fork or import a spec."""
+        if self.forks() or (self.spec is not None and self.step is None):
+            return
+        unguarded = unguarded_call()
+        if unguarded is not None:
+            raise ConfigError(unguarded.message())
+        self.payload()
+
+    def forked_job(self, config: LoaderConfig, plan: TrialPlan, task: str) -> TrialJob:
+        return TrialJob(config, plan, None, None, list(sys.path), None, self.step_spec,
+                        self.split, task)
+
+    def inherited(self) -> tuple[Any, Any]:
+        from loadertune.pipeline import LoadedDataset
+
+        return LoadedDataset(self.dataset, self.collate_fn, None, self.parts), self.step
+
+    def job(self, config: LoaderConfig, plan: TrialPlan, task: str = "measure") -> TrialJob:
+        """The job for one trial in a fresh interpreter; objects (dataset or step) travel
+        pickled, with the parent's ``__main__`` described so that classes defined in a user's
+        script unpickle (refused when the script calls loadertune outside its main guard)."""
         if self.spec is not None and self.step is None:
-            return TrialJob(config, plan, self.spec, None, list(sys.path), None, self.step_spec)
-        payload = pickle.dumps((self.dataset, self.collate_fn, self.step))
+            return TrialJob(config, plan, self.spec, None, list(sys.path), None, self.step_spec,
+                            self.split, task)
+        unguarded = unguarded_call()
+        if unguarded is not None:
+            raise ConfigError(unguarded.message())
+        payload = self.payload()
         preparation = multiprocessing.spawn.get_preparation_data("loadertune-trial")
         preparation.pop("authkey", None)  # not picklable outside a spawn, and not needed
         main_path = preparation.get("init_main_from_path")
         if main_path is not None and not os.path.isfile(main_path):
             del preparation["init_main_from_path"]  # `python -` names its script "<stdin>"
         return TrialJob(config, plan, self.spec, payload, list(sys.path), preparation,
-                        self.step_spec)
+                        self.step_spec, self.split, task)
+
+    def payload(self) -> bytes:
+        """``(dataset, collate_fn, step, parts)`` pickled for a fresh interpreter; one clear
+        line naming the part that cannot be pickled."""
+        objects = (self.dataset, self.collate_fn, self.step, self.parts)
+        interactive = interactive_main_part(self)
+        if interactive is not None:
+            raise DatasetSpecError(interactive)
+        try:
+            return pickle.dumps(objects)
+        except Exception as err:
+            raise DatasetSpecError(unpicklable_message(self, err)) from err
+
+
+def _named_parts(source: DatasetSource) -> list[tuple[str, Any]]:
+    named = [("dataset", source.dataset), ("collate_fn", source.collate_fn),
+             ("step", source.step)]
+    if source.parts is not None:
+        named.extend(source.parts.named_parts())
+    return [(name, obj) for name, obj in named if obj is not None]
+
+
+def interactive_main_part(source: DatasetSource) -> str | None:
+    """A part defined in the ``__main__`` of a notebook or REPL (no file a fresh interpreter
+    could import it from): it pickles by name but cannot be unpickled there."""
+    if getattr(sys.modules.get("__main__"), "__file__", None):
+        return None
+    for name, obj in _named_parts(source):
+        kind = obj if isinstance(obj, type) or hasattr(obj, "__qualname__") else type(obj)
+        if getattr(kind, "__module__", None) == "__main__":
+            return (f"trials run in a fresh interpreter here, and the {name} "
+                    f"({kind.__qualname__}) is defined in a notebook or interactive session, "
+                    "which it cannot import: move it into a .py module and import it")
+    return None
+
+
+def unpicklable_message(source: DatasetSource, err: BaseException) -> str:
+    """Which part of ``source`` stops it from travelling to a fresh interpreter, and why."""
+    from loadertune.picklecheck import find_unpicklable
+
+    for name, obj in _named_parts(source):
+        found = find_unpicklable(obj, name)
+        if found is not None:
+            return (f"trials run in a fresh interpreter (spawn), so the loader is pickled, and "
+                    f"{found[1]}; open such resources lazily (in __getitem__ or worker_init_fn) "
+                    "and use module-level functions instead of lambdas")
+    return f"trials run in a fresh interpreter, and pickling the loader failed: {err}"
+
+
+def can_fork() -> bool:
+    """Whether trials can fork from the caller (not where fork is unsafe or missing)."""
+    return "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
 
 
 def run_trial(source: DatasetSource, config: LoaderConfig, plan: TrialPlan,
               progress: Progress | None = None) -> TrialResult:
-    """Measure ``config`` in a fresh process; any failure comes back as ``result.failure``."""
-    job_bytes = pickle.dumps(source.job(config, plan))
+    """Measure ``config`` in an isolated process; any failure comes back as ``result.failure``."""
+    return run_task(source, config, plan, progress)[0]
+
+
+def run_task(source: DatasetSource, config: LoaderConfig, plan: TrialPlan,
+             progress: Progress | None = None,
+             task: str = "measure") -> tuple[TrialResult, dict[str, Any] | None]:
+    """Run ``task`` in a trial process: forked from here when `DatasetSource.forks`, else a
+    fresh interpreter. The result (limits enforced) and the task's "done" event, if any."""
     started = time.monotonic()
+    if source.forks():
+        job = source.forked_job(config, plan, task)
+        start = functools.partial(_start_forked, job=job, inherited=source.inherited())
+    else:
+        start = functools.partial(_start_fresh, job_bytes=pickle.dumps(source.job(config, plan,
+                                                                                  task)))
     with TrialProcess() as proc:
-        proc.start(job_bytes)
-        result = _Observer(proc, config, plan, progress).run()
+        start(proc)
+        observer = _Observer(proc, config, plan, progress)
+        result = observer.run()
     result.wall_s = time.monotonic() - started
-    return result
+    return result, observer.done
+
+
+def _start_fresh(proc: TrialProcess, job_bytes: bytes) -> None:
+    proc.start(job_bytes)
+
+
+def _start_forked(proc: TrialProcess, job: TrialJob, inherited: tuple[Any, Any]) -> None:
+    proc.start_forked(functools.partial(run_forked, job, inherited))
 
 
 class _Observer:

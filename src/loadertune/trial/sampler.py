@@ -1,4 +1,4 @@
-"""Sample a process tree's CPU time and memory (RSS cheaply; PSS/USS from smaps_rollup)."""
+"""Sample a process tree's CPU time and memory (RSS cheaply; PSS/USS less often)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import time
 from dataclasses import dataclass, field
 
 import psutil
-
-_ROLLUP_KEYS = {"Rss:": "rss", "Pss:": "pss", "Private_Clean:": "pc", "Private_Dirty:": "pd"}
 
 
 @dataclass
@@ -17,29 +15,8 @@ class ProcMemory:
     uss: int | None = None
 
 
-def read_smaps_rollup(pid: int) -> ProcMemory | None:
-    """RSS, PSS and USS of ``pid`` from ``/proc/PID/smaps_rollup``; None where unavailable."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", "rb") as fh:
-            text = fh.read().decode("ascii", "replace")
-    except OSError:
-        return None
-    values: dict[str, int] = {}
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[0] in _ROLLUP_KEYS:
-            values[_ROLLUP_KEYS[parts[0]]] = int(parts[1]) * 1024
-    if "rss" not in values or "pss" not in values:
-        return None
-    return ProcMemory(rss=values["rss"], pss=values["pss"],
-                      uss=values.get("pc", 0) + values.get("pd", 0))
-
-
 def full_memory(proc: psutil.Process) -> ProcMemory | None:
-    """Best memory figures for one process: smaps_rollup on Linux, psutil elsewhere."""
-    mem = read_smaps_rollup(proc.pid)
-    if mem is not None:
-        return mem
+    """RSS, and PSS/USS where the OS gives them (psutil reads Linux's smaps_rollup)."""
     try:
         info = proc.memory_full_info()
         return ProcMemory(rss=info.rss, pss=getattr(info, "pss", None),
@@ -49,6 +26,14 @@ def full_memory(proc: psutil.Process) -> ProcMemory | None:
             return ProcMemory(rss=proc.memory_info().rss)
         except (psutil.Error, OSError):
             return None
+
+
+def process_memory(pid: int) -> ProcMemory | None:
+    """`full_memory` of ``pid``; None when it is gone or not readable."""
+    try:
+        return full_memory(psutil.Process(pid))
+    except psutil.Error:
+        return None
 
 
 @dataclass

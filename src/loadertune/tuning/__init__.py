@@ -2,5 +2,6 @@
 
 from loadertune.tuning.api import run_tune, tune, tune_detailed
 from loadertune.tuning.result import TuneResult
+from loadertune.tuning.tuned import tuned
 
-__all__ = ["TuneResult", "run_tune", "tune", "tune_detailed"]
+__all__ = ["TuneResult", "run_tune", "tune", "tune_detailed", "tuned"]

@@ -11,20 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from loadertune import machine as machine_facts
-from loadertune.bench import source_for
+from loadertune.bench import resolve_batch_size, source_for
 from loadertune.config import LoaderConfig
-from loadertune.dataset_spec import LoadedDataset, check_not_empty, load_dataset
 from loadertune.errors import ConfigError
 from loadertune.machine import MachineInfo
-from loadertune.picklecheck import find_unpicklable
-from loadertune.preflight import check_picklable
+from loadertune.pipeline import LoadedDataset, check_not_empty, kept_parts_note, load_dataset
+from loadertune.preflight import check_picklable, check_rebuild
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.trial import DatasetSource, TrialPlan
-from loadertune.trial.sampler import read_smaps_rollup
+from loadertune.trial.sampler import process_memory
 from loadertune.tuning import fingerprint as fp
 from loadertune.tuning.budget import Limits, limits_for
-from loadertune.tuning.handover import handover_s
-from loadertune.tuning.probe import ItemProbe, first_item, probe_items
+from loadertune.tuning.probe import ItemProbe, ProbeOutcome, probe_in_trial
 from loadertune.tuning.recommend import recommend
 from loadertune.tuning.result import TuneResult
 from loadertune.tuning.strategy import Space
@@ -49,6 +47,7 @@ class Prepared:
     plan: TrialPlan
     fingerprints: dict[str, Any]
     request_key: str
+    probed: ProbeOutcome
 
     def search_space(self, probe: ItemProbe, handover: float | None) -> Space:
         """The space to search, once the probe has told latency-bound from CPU-bound."""
@@ -74,23 +73,40 @@ def _step_plan(step: Step, step_kind: str) -> tuple[Callable[[Any], Any] | None,
     return None, TrialPlan(step_ms=float(step) * 1000.0, step_kind=step_kind)
 
 
-def _source(dataset: Any, collate_fn: Any,
-            step: Callable[[Any], Any] | None) -> tuple[DatasetSource, LoadedDataset]:
+def _source(dataset: Any, collate_fn: Any, step: Callable[[Any], Any] | None,
+            split: str) -> tuple[DatasetSource, LoadedDataset]:
     if isinstance(dataset, str) and (step is not None or collate_fn is not None):
-        loaded = load_dataset(dataset)
-        if collate_fn is not None:
+        loaded = load_dataset(dataset, split)
+        if collate_fn is not None and loaded.parts is None:
             loaded = LoadedDataset(dataset=loaded.dataset, collate_fn=collate_fn, spec=dataset)
         # The step (and a collate_fn given here) travel pickled with the dataset.
         return DatasetSource(dataset=loaded.dataset, collate_fn=loaded.collate_fn,
-                             step=step), loaded
-    return source_for(dataset, collate_fn, step)
+                             step=step, parts=loaded.parts), loaded
+    return source_for(dataset, collate_fn, step, split)
 
 
-def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: int | str | None,
-            max_workers: int | None, collate_fn: Any, start_method: str | None,
-            step_kind: str = "cpu", machine: MachineInfo | None = None) -> Prepared:
-    """Check the arguments, load the dataset and fingerprint the request (no trial yet)."""
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+def _batch_size(loaded: LoadedDataset, batch_size: int | None, default: int | None) -> int:
+    if batch_size is None and loaded.batch_size is None:
+        if default is None:
+            raise ConfigError(f"batch_size is needed to tune {loaded.describe()}: only a "
+                              "DataLoader or a LightningDataModule brings its own")
+        batch_size = default
+    return resolve_batch_size(loaded, batch_size)
+
+
+def prepare(dataset: Any, batch_size: int | None, *, step: Step = None,
+            memory_budget: int | str | None, max_workers: int | None, collate_fn: Any,
+            start_method: str | None, step_kind: str = "cpu", machine: MachineInfo | None = None,
+            split: str = "train", default_batch_size: int | None = None,
+            trial_timeout_s: float | None = None) -> Prepared:
+    """Check the arguments, load the dataset, probe its first items in a trial process and
+    fingerprint the request (no search yet).
+
+    ``batch_size`` None takes the user's loader's, else ``default_batch_size`` (None: a bare
+    dataset needs one); ``trial_timeout_s`` limits each trial (the probe's too).
+    """
+    if batch_size is not None and (isinstance(batch_size, bool) or
+                                   not isinstance(batch_size, int) or batch_size < 1):
         raise ConfigError(f"batch_size must be an integer >= 1, got {batch_size!r}")
     if max_workers is not None and (not isinstance(max_workers, int) or max_workers < 0):
         raise ConfigError(f"max_workers must be an integer >= 0, got {max_workers!r}")
@@ -102,35 +118,44 @@ def prepare(dataset: Any, batch_size: int, *, step: Step = None, memory_budget: 
         raise ConfigError(f"memory_budget must be > 0 bytes (or e.g. '8GiB', '80%'), "
                           f"got {memory_budget!r}")
     user_step, plan = _step_plan(step, step_kind)
-    if user_step is not None:
-        found = find_unpicklable(user_step, "step")
-        if found is not None:
-            raise ConfigError(f"trials run in a fresh process, so the step is pickled, and "
-                              f"{found[1]}; pass a module-level function (or seconds)")
-    source, loaded = _source(dataset, collate_fn, user_step)
+    source, loaded = _source(dataset, collate_fn, user_step, split)
+    batch_size = _batch_size(loaded, batch_size, default_batch_size)
     check_not_empty(loaded)
-    sample = first_item(loaded)
     limits = limits_for(machine, None if budget is None else int(budget), max_workers)
-    check_picklable(loaded, [LoaderConfig(num_workers=1, batch_size=batch_size,
-                                          multiprocessing_context=start_method)])
+    one_worker = [LoaderConfig(num_workers=1, batch_size=batch_size,
+                               multiprocessing_context=start_method)]
+    check_picklable(loaded, one_worker)
+    check_rebuild(loaded, one_worker)
     plan = TrialPlan(step_ms=plan.step_ms, step_kind=plan.step_kind,
-                     memory_limit=limits.memory_budget)
+                     memory_limit=limits.memory_budget,
+                     timeout_s=trial_timeout_s or TrialPlan.timeout_s)
+    source.check_travel()
+    probed = probe_in_trial(source, batch_size, plan, loaded.describe())
     fps = {
         "machine": fp.machine_fingerprint(machine),
-        "dataset": fp.dataset_fingerprint(loaded, sample),
+        "dataset": {**fp.dataset_fingerprint(loaded, None), "sample": probed.sample},
         "request": {"batch_size": batch_size, "step": fp.step_fingerprint(step),
                     "step_kind": step_kind if isinstance(step, (int, float)) else None,
                     "memory_budget": memory_budget if memory_budget is None
                     else str(memory_budget), "max_workers": max_workers,
                     "start_method": start_method},
     }
+    if loaded.parts is not None:  # a bare dataset's key stays what it was
+        fps["request"]["loader"] = fp_loader(loaded)
     return Prepared(source=source, loaded=loaded, machine=machine, batch_size=batch_size,
                     limits=limits, start_method=start_method, plan=plan, fingerprints=fps,
-                    request_key=fp.digest(fps))
+                    request_key=fp.digest(fps), probed=probed)
+
+
+def fp_loader(loaded: LoadedDataset) -> dict[str, Any]:
+    """The user's loader parts by type (a different sampler is a different request)."""
+    assert loaded.parts is not None
+    return {"origin": loaded.origin, "drop_last": loaded.parts.drop_last,
+            **{name: type(obj).__qualname__ for name, obj in loaded.parts.named_parts()}}
 
 
 def _own_memory() -> int:
-    mem = read_smaps_rollup(os.getpid())
+    mem = process_memory(os.getpid())
     return mem.pss or mem.rss if mem is not None else 0
 
 
@@ -140,27 +165,30 @@ def _store(store: StoreArg) -> HistoryStore | None:
     return HistoryStore(resolve_store_path(None if store is True else store))
 
 
-def run_tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: float | None = None,
-             memory_budget: int | str | None = None, max_workers: int | None = None,
-             collate_fn: Any = None, start_method: str | None = None, store: StoreArg = None,
-             fresh: bool = False, step_kind: str = "cpu",
-             callbacks: Callbacks | None = None) -> TuneResult:
+def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
+             budget_s: float | None = None, memory_budget: int | str | None = None,
+             max_workers: int | None = None, collate_fn: Any = None,
+             start_method: str | None = None, store: StoreArg = None, fresh: bool = False,
+             step_kind: str = "cpu", callbacks: Callbacks | None = None, split: str = "train",
+             default_batch_size: int | None = None,
+             trial_timeout_s: float | None = None) -> TuneResult:
     """`tune_detailed` that returns (stores, and marks) an interrupted search instead of
-    raising, so a caller can show what finished."""
+    raising, so a caller can show what finished; ``default_batch_size`` applies to a bare
+    dataset when ``batch_size`` is None (the CLI's default)."""
     started = time.monotonic()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     if budget_s is not None and budget_s <= 0:
         raise ConfigError(f"budget_s must be > 0 seconds, got {budget_s!r}")
     prep = prepare(dataset, batch_size, step=step, memory_budget=memory_budget,
                    max_workers=max_workers, collate_fn=collate_fn, start_method=start_method,
-                   step_kind=step_kind)
+                   step_kind=step_kind, split=split, default_batch_size=default_batch_size,
+                   trial_timeout_s=trial_timeout_s)
     history = _store(store)
     if history is not None and not fresh:
         stored = history.find(prep.request_key, STORE_MAX_AGE)
         if stored is not None:
             return _served(stored, time.monotonic() - started, history.path)
-    probe, items = probe_items(prep.loaded)
-    handover = handover_s(items, batch_size, prep.loaded.collate_fn)
+    probe, handover = prep.probed.probe, prep.probed.handover_s
     space = prep.search_space(probe, handover)
     outcome = search(prep.source, space, prep.plan, probe, budget_s=budget_s,
                      started=started, callbacks=callbacks)
@@ -172,6 +200,8 @@ def run_tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: floa
     elif probe.items:
         notes.insert(0, f"probe: {probe.describe()}")
     notes.extend(space.limits.notes)
+    if prep.loaded.parts is not None:
+        notes.append(kept_parts_note(prep.loaded))
     reason = rec.reason
     if outcome.stopped_by == "budget" and outcome.budget_note:
         reason = f"{outcome.budget_note}; best so far kept (the search was at: {reason})"
@@ -206,14 +236,17 @@ def _served(stored: dict[str, Any], seconds: float, path: Path) -> TuneResult:
     return result
 
 
-def tune_detailed(dataset: Any, batch_size: int, *, step: Step = None,
+def tune_detailed(dataset: Any, batch_size: int | None = None, *, step: Step = None,
                   budget_s: float | None = None, memory_budget: int | str | None = None,
                   max_workers: int | None = None, collate_fn: Any = None,
                   start_method: str | None = None, store: StoreArg = None,
-                  fresh: bool = False) -> TuneResult:
+                  fresh: bool = False, split: str = "train") -> TuneResult:
     """Search DataLoader settings for ``dataset`` on this machine; the result with evidence.
 
-    ``dataset`` is a spec string ("module:attr") or a Dataset; ``step`` a callable run on each
+    ``dataset`` is a spec string ("module:attr"), a Dataset, a DataLoader or a
+    LightningDataModule (``split`` "train" or "val" picks its loader); a loader is measured as
+    it is, with only the tuned knobs changed, and brings its batch size (``batch_size`` is
+    needed for a bare dataset only). ``step`` a callable run on each
     batch, a number of seconds per batch (burnt on the CPU) or None; ``memory_budget`` bytes
     or a string like "8GiB" / "80%" (default: 80 % of available memory); ``store`` a history
     file path (default: the user's cache dir, ``LOADERTUNE_STORE``) or False for none;
@@ -223,22 +256,24 @@ def tune_detailed(dataset: Any, batch_size: int, *, step: Step = None,
     result = run_tune(dataset, batch_size, step=step, budget_s=budget_s,
                       memory_budget=memory_budget, max_workers=max_workers,
                       collate_fn=collate_fn, start_method=start_method, store=store,
-                      fresh=fresh)
+                      fresh=fresh, split=split)
     if result.interrupt is not None:
         raise result.interrupt
     return result
 
 
-def tune(dataset: Any, batch_size: int, *, step: Step = None, budget_s: float | None = None,
-         memory_budget: int | str | None = None, max_workers: int | None = None,
-         collate_fn: Any = None, start_method: str | None = None, store: StoreArg = None,
-         fresh: bool = False) -> dict[str, Any]:
+def tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
+         budget_s: float | None = None, memory_budget: int | str | None = None,
+         max_workers: int | None = None, collate_fn: Any = None,
+         start_method: str | None = None, store: StoreArg = None, fresh: bool = False,
+         split: str = "train") -> dict[str, Any]:
     """DataLoader keyword arguments (without batch_size) tuned for ``dataset`` here.
 
-    ``loader = DataLoader(dataset, batch_size=B, **loadertune.tune(dataset, B))``; see
-    `tune_detailed` for the arguments and for the evidence.
+    ``loader = DataLoader(dataset, batch_size=B, **loadertune.tune(dataset, B))``; for a
+    DataLoader, `loadertune.tuned(loader)` builds the tuned one. See `tune_detailed` for the
+    arguments and for the evidence.
     """
     return dict(tune_detailed(dataset, batch_size, step=step, budget_s=budget_s,
                               memory_budget=memory_budget, max_workers=max_workers,
                               collate_fn=collate_fn, start_method=start_method, store=store,
-                              fresh=fresh).kwargs)
+                              fresh=fresh, split=split).kwargs)

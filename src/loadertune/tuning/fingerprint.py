@@ -11,9 +11,9 @@ import sys
 import types
 from typing import Any
 
-from loadertune.dataset_spec import LoadedDataset
 from loadertune.machine import MachineInfo
 from loadertune.objwalk import walk
+from loadertune.pipeline.loaded import LoadedDataset
 
 MAX_ITEMS = 16
 MAX_CALLABLES = 32

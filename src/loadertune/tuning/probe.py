@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from loadertune.dataset_spec import LoadedDataset
+from loadertune.pipeline import LoadedDataset
 
 PROBE_S = 0.5          # stop probing after this long
 PROBE_ITEMS = 16       # ...or after this many items (the first one is not timed)
@@ -124,8 +124,58 @@ def _items(loaded: LoadedDataset) -> Any:
     if loaded.iterable:
         yield from iter(dataset)
         return
+    drawn = loaded.item_indices(PROBE_ITEMS + 1)
+    if drawn:  # the user's sampler decides which items the loader reads
+        for i in drawn:
+            yield dataset[i]
+        return
     n = loaded.length() or 0
     # Spread the indices over the dataset so caches of neighbouring items do not flatter it.
     stride = max(n // (PROBE_ITEMS + 1), 1)
     for i in range(0, n, stride):
         yield dataset[i]
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    """What the probe trial returns: the probe, one batch's hand-over cost, and the structure
+    of the first item (for the dataset's fingerprint; None when no item was read)."""
+
+    probe: ItemProbe
+    handover_s: float | None
+    sample: Any
+
+
+NOT_PROBED = ItemProbe(items=0, wall_s=0.0, cpu_s=0.0)
+
+
+def probe_task(loaded: LoadedDataset, batch_size: int) -> dict[str, Any]:
+    """In a trial process: `probe_items`, then `handover_s` of the items read (JSON-ready)."""
+    from loadertune.tuning.fingerprint import sample_structure
+    from loadertune.tuning.handover import handover_s
+
+    probe, items = probe_items(loaded)
+    handover = handover_s(items, batch_size, loaded.collate_fn)
+    sample = items[0] if items else first_item(loaded)
+    return {"probe": asdict(probe), "handover_s": handover,
+            "sample": sample_structure(sample) if sample is not None else None}
+
+
+def probe_in_trial(source: Any, batch_size: int, plan: Any, describe: str) -> ProbeOutcome:
+    """Run `probe_task` in an isolated trial process (``source`` a `DatasetSource`) under
+    ``plan``'s time and memory limits; a dataset whose items hang raises one clear line."""
+    from loadertune.config import LoaderConfig
+    from loadertune.errors import DatasetSpecError
+    from loadertune.trial.runner import run_task
+
+    result, done = run_task(source, LoaderConfig(num_workers=0, batch_size=batch_size), plan,
+                            task="probe")
+    failure = result.failure
+    if failure is not None and failure.kind == "timeout":
+        raise DatasetSpecError(
+            f"hang: reading the first items of {describe} took over the {plan.timeout_s:g} s "
+            "trial limit, so the dataset hangs (a lock, a network read, a dead mount?); "
+            "`py-spy dump` on a loop over it shows where")
+    if done is None or failure is not None:
+        return ProbeOutcome(NOT_PROBED, None, None)  # the trials report the error properly
+    return ProbeOutcome(ItemProbe(**done["probe"]), done.get("handover_s"), done.get("sample"))

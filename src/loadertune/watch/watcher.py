@@ -148,7 +148,12 @@ def watch(loader: Iterable[T], *, report: bool = True, console: Console | None =
     :class:`Watcher`. Wrap the loader before its first iteration to get per-worker numbers
     (workers get their timers when they start). ``writer``: a TensorBoard ``SummaryWriter`` to
     log the summary to at each report. ``gather_timeout_s``: under torch.distributed, how long
-    a report waits for every rank to reach its own before printing this rank alone.
+    a report waits for every rank to reach its own before printing this rank alone. A
+    LightningDataModule is watched through its ``train_dataloader()`` (after ``setup("fit")``).
     """
+    from loadertune.pipeline.resolve import datamodule_loader, is_datamodule
+
+    if is_datamodule(loader):
+        loader = datamodule_loader(loader, f"the {type(loader).__name__} given", "train")
     return Watcher(loader, report=report, console=console, writer=writer,
                    gather_timeout_s=gather_timeout_s)

@@ -43,7 +43,7 @@ def measure_worker(ctx: DoctorContext) -> Any:
     # of the workers (taken every 0.25 s) without taking CPU from them.
     plan = TrialPlan(batches=10, repeats=2, max_repeats=2, warmup=4, step_ms=25,
                      step_kind="sleep", timeout_s=ctx.measure_time_limit_s)
-    return run_trial(DatasetSource(spec=ctx.target.spec), config, plan)
+    return run_trial(DatasetSource(spec=ctx.target.spec, split=ctx.split), config, plan)
 
 
 def probe(ctx: DoctorContext) -> list[Finding]:

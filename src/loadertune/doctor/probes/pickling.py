@@ -76,6 +76,8 @@ def probe(ctx: DoctorContext) -> list[Finding]:
     roots = [("dataset", loaded.dataset)]
     if loaded.collate_fn is not None:
         roots.append(("collate_fn", loaded.collate_fn))
+    if loaded.parts is not None and loaded.parts.worker_init_fn is not None:
+        roots.append(("worker_init_fn", loaded.parts.worker_init_fn))
     for name, root in roots:
         failure = pickle_error(root)
         if failure is None:

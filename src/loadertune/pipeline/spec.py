@@ -1,57 +1,16 @@
-"""Resolve a DATASET argument (``module:attr`` or ``path/script.py:attr``) to a dataset."""
+"""Import a DATASET argument (``module:attr`` or ``path/script.py:attr``) and resolve it."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from loadertune.errors import DatasetSpecError
-
-
-@dataclass
-class LoadedDataset:
-    """A dataset with the collate_fn found beside it and the spec it came from."""
-
-    dataset: Any
-    collate_fn: Any | None
-    spec: str | None
-
-    @property
-    def iterable(self) -> bool:
-        return is_iterable_dataset(self.dataset)
-
-    def length(self) -> int | None:
-        """``len(dataset)`` when it has one, else None."""
-        try:
-            return len(self.dataset)
-        except TypeError:
-            return None
-
-    def describe(self) -> str:
-        cls = type(self.dataset)
-        n = self.length()
-        kind = "iterable" if self.iterable else "map-style"
-        size = f", {n} items" if n is not None else ""
-        return f"{cls.__module__}.{cls.__qualname__} ({kind}{size})"
-
-
-def is_iterable_dataset(obj: object) -> bool:
-    from torch.utils.data import IterableDataset
-
-    return isinstance(obj, IterableDataset)
-
-
-def is_dataset(obj: object) -> bool:
-    """True for anything a DataLoader accepts as a dataset."""
-    from torch.utils.data import Dataset
-
-    if isinstance(obj, Dataset) or is_iterable_dataset(obj):
-        return True
-    return hasattr(obj, "__getitem__") and hasattr(obj, "__len__") and not isinstance(obj, type)
+from loadertune.pipeline.loaded import LoadedDataset
+from loadertune.pipeline.resolve import check_split, resolve
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -60,7 +19,8 @@ def split_spec(spec: str) -> tuple[str, str]:
     if not sep or not target or not attr or not attr.replace(".", "_").isidentifier():
         raise DatasetSpecError(
             f"DATASET {spec!r} is not of the form module:attr or path/script.py:attr "
-            "(attr names a Dataset or a function that returns one)"
+            "(attr names a Dataset, a DataLoader, a LightningDataModule or a function "
+            "returning one)"
         )
     return target, attr
 
@@ -123,39 +83,14 @@ def resolve_attr(module: Any, attr: str, spec: str) -> Any:
     return obj
 
 
-def load_dataset(spec: str) -> LoadedDataset:
-    """Import ``spec``; return its dataset (calling a factory) and any ``collate_fn`` beside it."""
+def load_dataset(spec: str, split: str = "train") -> LoadedDataset:
+    """Import ``spec`` and resolve what it names (see `resolve`); a bare dataset also gets a
+    ``collate_fn`` defined beside it in the module."""
+    check_split(split)
     target, attr = split_spec(spec)
     module = import_target(target)
     obj = resolve_attr(module, attr, spec)
-    if not is_dataset(obj):
-        if not callable(obj):
-            raise DatasetSpecError(
-                f"{spec!r} is a {type(obj).__name__}, not a Dataset or a function returning one"
-            )
-        try:
-            obj = obj()
-        except TypeError as err:
-            raise DatasetSpecError(
-                f"{spec!r} must be a Dataset or a zero-argument factory; calling it failed: {err}"
-            ) from err
-        except Exception as err:
-            raise DatasetSpecError(
-                f"{spec!r}: the factory raised {type(err).__name__}: {err}"
-            ) from err
-        if not is_dataset(obj):
-            raise DatasetSpecError(
-                f"{spec!r} returned a {type(obj).__name__}, not a Dataset "
-                "(needs __getitem__ and __len__, or an IterableDataset)"
-            )
     collate_fn = getattr(module, "collate_fn", None)
     if collate_fn is not None and not callable(collate_fn):
         collate_fn = None
-    return LoadedDataset(dataset=obj, collate_fn=collate_fn, spec=spec)
-
-
-def check_not_empty(loaded: LoadedDataset) -> None:
-    """Raise when a map-style dataset has no items (an iterable one is checked while loading)."""
-    n = loaded.length()
-    if n == 0:
-        raise DatasetSpecError(f"dataset {loaded.describe()} is empty: it has no items to load")
+    return resolve(obj, repr(spec), split=split, spec=spec, collate_fn=collate_fn)
