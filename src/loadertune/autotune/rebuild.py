@@ -1,20 +1,22 @@
 """An inner DataLoader serving a `Feed` of the user's batches with other worker settings.
 
-Everything but the tuned knobs is the user's: dataset, collate_fn, worker_init_fn (called
-after the worker is seeded as the plain loader would seed it), pin_memory, timeout,
-multiprocessing_context, in_order. Batches come from the feed, already formed by the user's
-sampler or batch_sampler, so batch size and drop_last are the user's too.
+Everything but the tuned knobs is the user's (`pipeline.rebuild` keeps it): dataset,
+collate_fn, worker_init_fn (called after the worker is seeded as the plain loader would seed
+it), pin_memory, timeout, multiprocessing_context, in_order. Batches come from the feed,
+already formed by the user's sampler or batch_sampler, so batch size and drop_last are the
+user's too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 from loadertune.autotune.feed import Feed, SeedWorker
+from loadertune.pipeline.rebuild import build_loader, config_of, parts_of
 
 
 @dataclass(frozen=True)
@@ -46,22 +48,18 @@ def knobs_of(loader: DataLoader) -> Knobs:
 def inner_loader(loader: DataLoader, knobs: Knobs, feed: Feed | None,
                  base_seed: int) -> DataLoader:
     """A loader with ``knobs`` serving ``feed`` (None for an iterable dataset, whose batches
-    its workers form)."""
-    common: dict[str, Any] = {
-        "num_workers": knobs.num_workers,
-        "collate_fn": loader.collate_fn,
-        "pin_memory": loader.pin_memory,
-        "timeout": loader.timeout,
-        "worker_init_fn": SeedWorker(base_seed, loader.worker_init_fn),
-        "generator": torch.Generator().manual_seed(base_seed),
-        "in_order": getattr(loader, "in_order", True),
-    }
-    if knobs.num_workers:
-        common.update(prefetch_factor=knobs.prefetch_factor or 2, persistent_workers=True,
-                      multiprocessing_context=loader.multiprocessing_context)
-    if isinstance(loader.dataset, IterableDataset) or feed is None:
-        return DataLoader(loader.dataset, batch_size=loader.batch_size,
-                          drop_last=loader.drop_last, **common)
-    if loader.batch_sampler is not None:
-        return DataLoader(loader.dataset, batch_sampler=feed, **common)
-    return DataLoader(loader.dataset, batch_size=None, sampler=feed, **common)
+    its workers form), built by the pipeline's one rebuild with the user's other parts."""
+    parts = replace(parts_of(loader), worker_init_fn=SeedWorker(base_seed, loader.worker_init_fn),
+                    generator=torch.Generator().manual_seed(base_seed))
+    if feed is not None and not isinstance(loader.dataset, IterableDataset):
+        if loader.batch_sampler is not None:  # batches formed already: drop_last applied
+            parts = replace(parts, batch_size=None, sampler=None, batch_sampler=feed)
+        else:
+            parts = replace(parts, sampler=feed)
+    base = config_of(loader)
+    config = replace(base, num_workers=knobs.num_workers,
+                     prefetch_factor=(knobs.prefetch_factor or 2) if knobs.num_workers else None,
+                     persistent_workers=knobs.num_workers > 0,
+                     multiprocessing_context=base.multiprocessing_context
+                     if knobs.num_workers else None)
+    return build_loader(loader.dataset, loader.collate_fn, parts, config)
