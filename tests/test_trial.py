@@ -101,3 +101,23 @@ def test_a_callable_step_travels_with_a_spec_dataset() -> None:
     r = run_trial(source, LoaderConfig(num_workers=0, batch_size=8), QUICK)
     assert r.ok, r.failure
     assert r.step_s is not None and r.step_s >= 0.015
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/schedstat"),
+                    reason="the OS does not report scheduler times (Linux schedstat)")
+def test_workers_blocked_share_tells_waiting_items_from_cpu_work() -> None:
+    """Items that sleep leave their workers blocked; items that compute keep them running."""
+    from loadertune.workloads import mixed, remote
+
+    cfg = LoaderConfig(num_workers=2, batch_size=4, persistent_workers=True)
+    waiting = run_trial(DatasetSource(dataset=remote(200, latency_ms=5.0, payload_kb=1)), cfg,
+                        QUICK)
+    working = run_trial(DatasetSource(dataset=mixed(200, cpu_ms=3.0, wait_share=0.0)), cfg,
+                        QUICK)
+    assert waiting.ok and working.ok, (waiting.failure, working.failure)
+    assert waiting.workers_blocked is not None and working.workers_blocked is not None
+    assert waiting.workers_blocked > 0.6
+    assert working.workers_blocked < waiting.workers_blocked - 0.3
+    w0 = run_trial(DatasetSource(dataset=remote(50, latency_ms=1.0)), LoaderConfig(batch_size=4),
+                   QUICK)
+    assert w0.ok and w0.workers_blocked is None  # no worker to judge

@@ -399,3 +399,17 @@ def test_the_margin_is_reported_with_its_windows() -> None:
     note = rec.notes[0]
     assert note.startswith("w2 pf2 persist beats w0 by 2.00×")
     assert "over 3/3 windows" in note
+
+
+def test_blocked_workers_decide_past_the_cores_even_when_the_machine_is_busy() -> None:
+    """Schedstat, where the OS gives it, decides over the trial's CPU share: workers that were
+    runnable but got no core (another job on the machine) must not make the climb go on."""
+    def measure(c: LoaderConfig, blocked: float):
+        r = result(c, 100.0 * (1 + min(c.num_workers, 2)), cpu_percent=80.0)
+        r.workers_blocked = blocked if c.num_workers else None
+        return r
+
+    _, busy = run(space(limits=limits(cpus=2, latency=32)), lambda c: measure(c, 0.05))
+    assert max(workers_of(busy)) == 2
+    _, waiting = run(space(limits=limits(cpus=2, latency=32)), lambda c: measure(c, 0.6))
+    assert max(workers_of(waiting)) > 2

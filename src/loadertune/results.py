@@ -93,6 +93,7 @@ class TrialResult:
     remeasured: bool = False
     failure: TrialFailure | None = None
     step_s: float | None = None  # mean seconds per timed batch spent in the step (None: no step)
+    workers_blocked: float | None = None  # share of workers' time neither running nor runnable
 
     @property
     def ok(self) -> bool:
@@ -123,6 +124,7 @@ class TrialResult:
             "remeasured": self.remeasured,
             "failure": self.failure.to_dict() if self.failure else None,
             "step_s": self.step_s,
+            "workers_blocked": self.workers_blocked,
         }
 
     @classmethod
@@ -149,4 +151,5 @@ class TrialResult:
             remeasured=data.get("remeasured", False),
             failure=TrialFailure(**failure) if failure else None,
             step_s=data.get("step_s"),
+            workers_blocked=data.get("workers_blocked"),
         )

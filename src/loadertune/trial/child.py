@@ -6,6 +6,7 @@ session of its own so that the parent can kill it and every worker with one sign
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pickle
 import shutil
@@ -264,6 +265,10 @@ def run_forked(job: TrialJob, inherited: Pipeline, event_fd: int) -> None:
 
 
 def main() -> None:
+    from loadertune.trial.runner import spawn_only
+
+    if spawn_only():  # workers start as on macOS and Windows
+        multiprocessing.set_start_method("spawn", force=True)
     events = EventWriter(int(sys.argv[1]), on_broken=die_orphaned)
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
     try:

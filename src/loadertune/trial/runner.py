@@ -25,7 +25,7 @@ from loadertune.trial.mainguard import unguarded_call
 from loadertune.trial.memory import MemoryPeaks
 from loadertune.trial.plan import TrialPlan
 from loadertune.trial.process import TrialProcess
-from loadertune.trial.sampler import TreeSampler, cpu_used_since
+from loadertune.trial.sampler import TreeSampler, blocked_share, cpu_used_since, sched_times
 
 EXIT_GRACE_S = 3.0
 OUTPUT_KEEP = 16_000
@@ -141,9 +141,19 @@ def unpicklable_message(source: DatasetSource, err: BaseException) -> str:
     return f"trials run in a fresh interpreter, and pickling the loader failed: {err}"
 
 
+SPAWN_ONLY_ENV = "LOADERTUNE_SPAWN_ONLY"
+
+
+def spawn_only() -> bool:
+    """``LOADERTUNE_SPAWN_ONLY=1``: behave as on a platform without fork (macOS, Windows) —
+    trials start fresh interpreters and their workers spawn — to check a setup on Linux."""
+    return os.environ.get(SPAWN_ONLY_ENV, "") not in ("", "0")
+
+
 def can_fork() -> bool:
     """Whether trials can fork from the caller (not where fork is unsafe or missing)."""
-    return "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
+    return ("fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
+            and not spawn_only())
 
 
 def run_trial(source: DatasetSource, config: LoaderConfig, plan: TrialPlan,
@@ -197,6 +207,8 @@ class _Observer:
         self.failure: TrialFailure | None = None
         self.cpu_warm: dict[int, float] | None = None
         self.t_warm: float | None = None
+        self.sched_warm: dict[int, tuple[int, int]] = {}
+        self.sched_end: dict[int, tuple[int, int]] = {}
         self.batches_seen = 0
         self.t_end: float | None = None
 
@@ -239,6 +251,7 @@ class _Observer:
                 time.sleep(0.01)
         if self.done is not None:
             self._sample(True)
+            self.sched_end = self._sched()
             self.t_end = time.monotonic()
             self.proc.wait_exit(EXIT_GRACE_S)
         return self._result()
@@ -251,6 +264,7 @@ class _Observer:
         elif kind == "warm":
             self._sample(True)
             self.cpu_warm = self.sampler.cpu_snapshot()
+            self.sched_warm = self._sched()
             self.t_warm = time.monotonic()
         elif kind == "progress":
             self.batches_seen = int(event.get("batches", 0))
@@ -327,3 +341,13 @@ class _Observer:
         result.cpu_percent = 100 * cpu_used_since(self.cpu_warm, after) / elapsed
         result.cpu_percent_main = 100 * cpu_used_since(self.cpu_warm, after, main) / elapsed
         result.cpu_percent_workers = 100 * cpu_used_since(self.cpu_warm, after, workers) / elapsed
+        result.workers_blocked = blocked_share(self.sched_warm, self.sched_end, elapsed)
+
+    def _sched(self) -> dict[int, tuple[int, int]]:
+        """Scheduler times of the DataLoader workers now."""
+        out = {}
+        for pid in self.peaks.worker_ids:
+            times = sched_times(pid)
+            if times is not None:
+                out[pid] = times
+        return out

@@ -95,6 +95,28 @@ class TreeSampler:
         return dict(self.cpu_seconds)
 
 
+def sched_times(pid: int) -> tuple[int, int] | None:
+    """Nanoseconds ``pid``'s main thread ran and waited runnable for a core (Linux
+    ``/proc/PID/schedstat``); None where the OS does not tell."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as fh:
+            run, wait, *_ = fh.read().split()
+        return int(run), int(wait)
+    except (OSError, ValueError):
+        return None
+
+
+def blocked_share(before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]],
+                  wall_s: float) -> float | None:
+    """The share of ``wall_s`` the processes in both snapshots spent blocked: neither running
+    nor waiting for a core (on storage, a network, a lock, a full queue)."""
+    pids = [p for p in after if p in before]
+    if not pids or wall_s <= 0:
+        return None
+    busy = sum((after[p][0] - before[p][0]) + (after[p][1] - before[p][1]) for p in pids)
+    return min(max(1.0 - busy / 1e9 / (wall_s * len(pids)), 0.0), 1.0)
+
+
 def cpu_used_since(before: dict[int, float], after: dict[int, float],
                    pids: set[int] | None = None) -> float:
     """CPU seconds used between two snapshots, counting processes born in between."""

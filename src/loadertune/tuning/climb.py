@@ -20,6 +20,7 @@ from loadertune.tuning.space import Decision, Space, over_budget, worker_results
 from loadertune.units import format_bytes
 
 CPU_ROOM = 0.75         # past the CPUs, climb while the trial left over a quarter of them idle
+WORKERS_BLOCKED = 0.25  # ...or while its workers were blocked (not running nor runnable) this
 MAIN_BUSY = 0.9         # the main process used this share of a core: it limits the loader
 HANDOVER_SAFETY = 0.8   # w0 must beat the hand-over bound by this much to skip the workers
 MEMORY_FAILURES = ("memory_limit",)
@@ -190,8 +191,22 @@ def _cannot_catch_up(space: Space, top: TrialResult, best: TrialResult) -> str |
 
 
 def cpu_stop(space: Space, r: TrialResult) -> str | None:
-    """Why more workers than ``r``'s would only compete for the CPUs, or None while they sit
-    idle. Without a CPU measurement the probe's hypothesis decides."""
+    """Why more workers than ``r``'s would only compete for the CPUs, or None while they
+    might not.
+
+    Where the OS tells (Linux schedstat), the workers' own time decides: a worker blocked a
+    real share of its time (on storage, a network, a lock) leaves a core free that another
+    worker can use, while one that was running or waiting for a core would only compete (on a
+    machine shared with other work too). Else the trial's CPU use against the usable CPUs;
+    without either, the probe's hypothesis.
+    """
+    blocked = r.workers_blocked
+    if blocked is not None and r.config.num_workers:
+        if blocked >= WORKERS_BLOCKED:
+            return None
+        return (f"the CPUs are saturated: {r.config.label()}'s workers were running or "
+                f"waiting for a core {100 * (1 - blocked):.0f}% of the time (blocked only "
+                f"{100 * blocked:.0f}%), so more workers would only compete for the CPUs")
     usable = 100 * space.cpus
     if r.cpu_percent is None:
         if space.latency_bound:
@@ -206,7 +221,12 @@ def cpu_stop(space: Space, r: TrialResult) -> str | None:
 
 def _room_note(space: Space, top: TrialResult) -> str:
     k, cpu = top.config.num_workers, top.cpu_percent
-    if k < space.cpus or cpu is None:
+    if k < space.cpus:
+        return ""
+    if top.workers_blocked is not None:
+        return (f", and with {k} workers they were blocked {100 * top.workers_blocked:.0f}% "
+                "of the time (waiting on something other than a CPU)")
+    if cpu is None:
         return ""
     return (f", and with {k} workers the CPUs sat {100 - cpu / space.cpus:.0f}% idle "
             f"({cpu:.0f}% of {100 * space.cpus}% used)")
