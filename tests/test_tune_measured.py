@@ -13,16 +13,16 @@ MiB = 2**20
 
 def test_a_memory_failure_is_backed_off_from_not_answered_with_zero_workers() -> None:
     """Each worker builds a private 80 MiB cache on first use; items wait 4 ms, so many
-    workers would pay, but the budget holds only about two of them."""
+    workers would pay, but the budget holds only about four of them."""
     baseline = loadertune.tune_detailed(tiny(2_000), 64, store=False, max_workers=0)
     main = baseline.trials[0].memory.total
-    budget = main + 250 * MiB
+    budget = main + 420 * MiB
     dataset = worker_cache(400, cache_mb=80, wait_ms=4.0)
     result = loadertune.tune_detailed(dataset, 8, memory_budget=budget, store=False,
                                       budget_s=150)
     failures = [t for t in result.trials if t.failure is not None]
     assert any(t.failure.kind == "memory_limit" for t in failures), result.trials
-    assert result.config.num_workers >= 1, result.reason
+    assert result.config.num_workers >= 2, result.reason  # w1 ties w0: 2+ must be found
     chosen = next(t for t in result.trials if t.ok and t.config == result.config)
     assert chosen.memory.total <= budget
     wall = min(t.config.num_workers for t in failures)
