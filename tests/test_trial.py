@@ -121,3 +121,21 @@ def test_workers_blocked_share_tells_waiting_items_from_cpu_work() -> None:
     w0 = run_trial(DatasetSource(dataset=remote(50, latency_ms=1.0)), LoaderConfig(batch_size=4),
                    QUICK)
     assert w0.ok and w0.workers_blocked is None  # no worker to judge
+
+
+def test_spawn_only_mode_runs_trials_as_on_macos_and_windows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """LOADERTUNE_SPAWN_ONLY=1: no forked trial, so objects must pickle (one clear line when
+    they do not), and the trial's workers spawn."""
+    from loadertune.errors import LoadertuneError
+    from loadertune.trial.runner import SPAWN_ONLY_ENV, can_fork
+
+    monkeypatch.setenv(SPAWN_ONLY_ENV, "1")
+    assert not can_fork()
+    unpicklable = fx.Squares(16)
+    unpicklable.transform = lambda x: x  # type: ignore[attr-defined]
+    with pytest.raises(LoadertuneError, match="transform"):
+        DatasetSource(dataset=unpicklable).check_travel()
+    cfg = LoaderConfig(num_workers=1, batch_size=4, persistent_workers=True)
+    r = run_trial(DatasetSource(dataset=fx.Squares(64), collate_fn=fx.collate_fn), cfg, QUICK)
+    assert r.ok, r.failure

@@ -208,7 +208,8 @@ class _Observer:
         self.cpu_warm: dict[int, float] | None = None
         self.t_warm: float | None = None
         self.sched_warm: dict[int, tuple[int, int]] = {}
-        self.sched_end: dict[int, tuple[int, int]] = {}
+        self.sched_last: dict[int, tuple[int, int]] = {}
+        self.t_sched_last: float | None = None
         self.batches_seen = 0
         self.t_end: float | None = None
 
@@ -251,7 +252,6 @@ class _Observer:
                 time.sleep(0.01)
         if self.done is not None:
             self._sample(True)
-            self.sched_end = self._sched()
             self.t_end = time.monotonic()
             self.proc.wait_exit(EXIT_GRACE_S)
         return self._result()
@@ -280,6 +280,8 @@ class _Observer:
 
     def _sample(self, full: bool) -> None:
         sample = self.sampler.sample(full)
+        if self.t_warm is not None and self.done is None:
+            self.sched_last, self.t_sched_last = self._sched(), time.monotonic()
         self.proc.known_pids.update(sample.memory)
         limit = self.plan.memory_limit
         if limit is not None and not full and sample.total_rss() > limit:
@@ -341,7 +343,9 @@ class _Observer:
         result.cpu_percent = 100 * cpu_used_since(self.cpu_warm, after) / elapsed
         result.cpu_percent_main = 100 * cpu_used_since(self.cpu_warm, after, main) / elapsed
         result.cpu_percent_workers = 100 * cpu_used_since(self.cpu_warm, after, workers) / elapsed
-        result.workers_blocked = blocked_share(self.sched_warm, self.sched_end, elapsed)
+        if self.t_sched_last is not None:  # the workers' last reading while they lived
+            result.workers_blocked = blocked_share(self.sched_warm, self.sched_last,
+                                                   self.t_sched_last - self.t_warm)
 
     def _sched(self) -> dict[int, tuple[int, int]]:
         """Scheduler times of the DataLoader workers now."""
