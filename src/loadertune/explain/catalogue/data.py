@@ -73,6 +73,13 @@ SIGNATURES: tuple[Signature, ...] = (
               r"at entry (?P<entry_a>\d+) and \[(?P<shape_b>[^\]]*)\] at entry "
               r"(?P<entry_b>\d+))?", 4, key=True),
          text(r"(?i)each element in list of batch should be of equal size", 3, key=True),
+         # torch <= 1.4: default_collate's stack went through cat
+         text(r"Sizes of tensors must match except in dimension 0", 2.5, key=True),
+         # num_workers > 0: collate stacks into shared storage sized from the first sample
+         text(r"Trying to resize storage that is not resizable", 2.5, key=True),
+         # the same failure described in prose (titles, questions)
+         text(r"(?i)\bstack\w*\b[^\n]{0,60}\b(?:(?:without|not|n't)\s+(?:the\s+)?(?:same|equal)"
+              r"|different|unequal|varying|variable)\s+(?:sizes?|shapes?|lengths?)", 2.5, key=True),
          frame(r"collate\.py in (?:default_)?collate\w*$", 1),
          text(r"(?i)equal size|same size|different sizes?", 0.5)),
         "the default collate stacks the samples of a batch into one tensor; samples of "

@@ -33,7 +33,12 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Can't get local object", 4, key=True),
          text(r"Can't pickle <function <lambda>", 4, key=True),
          text(r"attribute lookup <lambda> on \S+ failed", 4, key=True),
-         text(r"Can't pickle <function [^>]*<locals>", 4, key=True)),
+         text(r"Can't pickle <function [^>]*<locals>", 4, key=True),
+         # the message as retyped in titles and prose: any case, no quotes, "cannot"
+         text(r"(?i)(?:can'?t|cannot|could ?n[o']t) (?:be )?pickled? (?:a |the )?local "
+              r"(?:object|function|class|lambda)", 3.5, key=True),
+         text(r"(?i)pickl[^\n]{0,80}\.<locals>\.", 3, key=True),
+         frame(r"popen_spawn_win32\.py in __init__$|reduction\.py in dump$", 0.5)),
         "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
         "each worker; a lambda or a function defined inside another function cannot be "
         "pickled (the child's EOFError is only the echo of that)",
@@ -57,7 +62,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "unpicklable_object", "the dataset holds an object that cannot be pickled",
         (text(r"cannot pickle '(?P<type>[^']+)' object", 4, key=True),
-         text(r"can't pickle (?P<type>\w+) objects", 4, key=True),
+         text(r"(?i)can'?t pickle (?P<type>[\w.]+) objects?\b", 4, key=True),
          text(r"(?P<type>[\w.]+) objects? cannot be pickled", 4, key=True),
          text(r"Can't pickle <[^>]*(?:TextIOWrapper|BufferedReader|Connection|lock)[^>]*>", 4,
               key=True)),

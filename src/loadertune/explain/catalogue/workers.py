@@ -17,7 +17,12 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"killed by signal 9\b|(?:terminated|exited) with (?:exit )?code -9\b", 3,
               key=True),
          text(r"(?m)^(?:[^\n]*: line \d+: +\d+ )?Killed(?: +[^\n]*)?$", 2.5, key=True),
-         text(r"(?i)\bOOM\b|oom[-_ ]kill|out of memory|memory is too (?:little|small)", 0.5)),
+         text(r"(?i)\bOOM\b|oom[-_ ]kill|out of memory|memory is too (?:little|small)", 0.5),
+         # prose naming host memory next to a worker that exited unexpectedly
+         text(r"(?i)oom[-_ ]?kill|(?<!CUDA )(?<!cuda )\bout of (?:host |system |cpu )?"
+              r"(?:memory|RAM)|memory (?:usage )?(?:reach|hit)\w* 100|ran out of (?:RAM|memory)",
+              1.5, key=True),
+         text(r"exited unexpectedly", 1)),
         "the kernel's OOM killer (or a container's memory limit) killed a worker with "
         "SIGKILL: the workers together used more memory than available. Python-object "
         "datasets grow in every worker over an epoch (copy-on-read)",
@@ -25,13 +30,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "killed; `loadertune doctor DATASET` then gives the max safe num_workers)",
         "fewer workers (doctor's max safe num_workers), a smaller prefetch_factor or batch, "
         "and keep data in numpy arrays/Arrow instead of Python lists and dicts",
-        priority=80, probes=("memory",)),
+        priority=80, probes=("memory",), min_score=2),
     Signature(
         "worker_segfault", "a worker crashed in native code (segmentation fault)",
         (text(WORKER_SIGNAL + r"Segmentation\s+fault", 3, key=True),
          text(phrase("Unexpected segmentation fault encountered in worker"), 3, key=True),
          text(r"Fatal Python error: Segmentation fault", 2.5, key=True),
-         text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True)),
+         text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True),
+         # prose ("seg fault", "segfault", SIGSEGV) next to a worker that exited unexpectedly
+         text(r"(?i)\bseg[ -]?faults?\b|\bSIGSEGV\b", 2, key=True),
+         text(r"exited unexpectedly", 1)),
         "a C extension (image/audio decoder, OpenCV, a library not fork-safe) crashed inside "
         "a worker",
         "`python -X faulthandler train.py` with num_workers=0 prints the native stack",
