@@ -109,6 +109,35 @@ def test_ancdata_and_torch_fd_message() -> None:
     assert explain_text("RuntimeError: received 0 items of ancdata").ids()[0] == "ancdata"
 
 
+def test_loader_argument_errors_from_torch_source() -> None:
+    loader_src = (TORCH / "utils" / "data" / "dataloader.py").read_text()
+    for message in ("persistent_workers option needs num_workers > 0",
+                    "prefetch_factor option could only be specified in multiprocessing.",
+                    "timeout option should be non-negative"):
+        assert message in loader_src
+        assert explain_text(f"ValueError: {message}").ids()[0] == "invalid_loader_args"
+
+
+def test_round2_texts_name_their_cause() -> None:
+    """Variants the catalogue learned from blind texts: retyped, older and prose forms."""
+    cases = {
+        "Can't pickle local object 'get_dataset.<locals>.Dataset": "pickle_local_object",
+        "TypeError: can't pickle _thread._local objects": "unpicklable_object",
+        "RuntimeError: invalid argument 0: Sizes of tensors must match except in dimension "
+        "0. Got 3 and 1 in dimension 1": "collate_size_mismatch",
+        "Data loader seg fault\nRuntimeError: DataLoader worker (pid(s) 4864) exited "
+        "unexpectedly": "worker_segfault",
+        "RuntimeError: Couldn't open shared file mapping: <torch_1_2>, error code: <1455>":
+            "windows_pagefile",
+    }
+    for text, cause in cases.items():
+        assert explain_text(text).ids()[0] == cause, text
+    noise = ("PossibleUserWarning: The dataloader, train_dataloader, does not have many "
+             "workers which may be a bottleneck. Consider increasing the value of the "
+             "`num_workers` argument")
+    assert explain_text(noise).harmless
+
+
 # Causes no scenario here can produce (a GPU, a torch internal failing): the texts torch
 # prints for them, each checked against torch's own source in the tests above.
 TEXT_ONLY = {
@@ -120,6 +149,14 @@ TEXT_ONLY = {
     "ancdata": "RuntimeError: received 0 items of ancdata",
     "spawn_main_attribute": "AttributeError: Can't get attribute 'MyDataset' on <module "
                             "'__main__' (built-in)>",
+    "generator_device": "RuntimeError: Expected a 'cuda' device type for generator but found "
+                        "'cpu'",
+    "fork_no_memory": "  File \"/usr/lib/python3.10/multiprocessing/popen_fork.py\", line 66, "
+                      "in _launch\n    self.pid = os.fork()\nOSError: [Errno 12] Cannot "
+                      "allocate memory",
+    "invalid_loader_args": "ValueError: persistent_workers option needs num_workers > 0",
+    "harmless_perf_warning": "PossibleUserWarning: The dataloader, train_dataloader, does not "
+                             "have many workers which may be a bottleneck.",
 }
 
 

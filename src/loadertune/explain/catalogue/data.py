@@ -18,6 +18,10 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|(?:num_?work\w*|workers?)[^\n]{0,80}(?:repeated|duplicat\w*)", 2, key=True),
          text(r"(?i)num_?workers?[^\n]{0,40}affects?[^\n]{0,40}(?:number|batches|samples)",
               2, key=True),
+         text(r"(?i)(?:every|each|all(?: the)?)\s+(?:samples?|items?|batch(?:es)?|examples?"
+              r"|records?|rows?|lines?)[^\n]{0,40}?\b(?:\d+|num_workers|multiple|several|n)"
+              r"\s+times\b|\b(?:samples?|items?|data|batch(?:es)?|examples?)[^\n]{0,30}"
+              r"\b(?:twice|duplicated|repeated)\b", 2, key=True),
          text(r"(?i)IterableDataset|iterable[- ]style|iterable dataset|streaming", 1),
          text(r"(?i)random|seed|np\.random", -1),
          text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|copy[- ]on[- ]|refcount|reference count", -2)),

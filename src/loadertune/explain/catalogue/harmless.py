@@ -12,6 +12,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Exception ignored in", 1, key=True),
          text(r"Python is likely shutting down|sys\.meta_path is None", 2, key=True),
          text(r"can only (?:test|join) a child process", 1.5, key=True),
+         # CUDA tensors shared with workers outlived the process that made them (at exit)
+         text(r"Producer process has been terminated before all shared CUDA tensors "
+              r"released", 3, key=True),
          frame(r"in _shutdown_workers$", 1),
          frame(r"in __del__$", 0.5)),
         "a DataLoader iterator was cleaned up after its workers were gone (interpreter "
@@ -33,4 +36,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "set TOKENIZERS_PARALLELISM=false (workers already parallelise), or tokenize only "
         "inside the workers",
         priority=20, harmless=True),
+    Signature(
+        "harmless_perf_warning", "probably harmless: a performance hint about the workers",
+        (text(r"does not have many workers which may be a bottleneck", 3, key=True),
+         text(r"Consider setting `?persistent_workers=True`?", 2.5, key=True),
+         text(r"(?i)Consider increasing the value of the `?num_workers`? argument", 2.5,
+              key=True),
+         text(r"PossibleUserWarning", 1)),
+        "a library (Lightning, most often) suggests more workers or persistent workers for "
+        "speed; nothing failed, data loading just may be slower than it could be",
+        "the run goes on after the warning",
+        "`loadertune tune` finds num_workers and prefetch for this machine; or silence the "
+        "warning",
+        priority=15, harmless=True),
 )

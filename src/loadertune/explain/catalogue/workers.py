@@ -5,6 +5,9 @@ from __future__ import annotations
 from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKER_SIGNAL
 from loadertune.explain.signature import Signature, frame, phrase, text
 
+WORKERS_CONTEXT_FORK = (
+    text(r"(?i)worker|num_workers|dataloader|popen_fork|os\.fork"),
+)
 DATALOADER_CONTEXT = (
     frame(r"torch/utils/data/"), text(r"DataLoader worker|_worker_loop|DataLoaderIter"),
     text(r"(?i)\bnum_?workers?\b|\bdataloader\b"),
@@ -111,10 +114,39 @@ SIGNATURES: tuple[Signature, ...] = (
         "num_workers <= the suggested number (`loadertune doctor` computes what fits)",
         priority=58, probes=("cores",)),
     Signature(
+        "fork_no_memory", "starting a worker failed: fork could not reserve memory",
+        (text(r"OSError: \[Errno 12\] Cannot allocate memory", 2, key=True),
+         frame(r"popen_fork\.py in _launch$|in _launch$", 1.5),
+         text(r"self\.pid = os\.fork\(\)|os\.fork\(\)", 1),
+         frame(r"dataloader\.py in __init__$|process\.py in start$", 0.5)),
+        "fork has to reserve as much memory as the parent process holds; with a large "
+        "parent (a dataset in memory, a model on the CPU) and strict overcommit or a "
+        "container memory cap, the kernel refuses (ENOMEM) and the worker never starts",
+        "`cat /proc/sys/vm/overcommit_memory` (2 = strict) against the parent's RSS",
+        "fewer workers, keep the parent small before the loader starts (load data lazily), "
+        "multiprocessing_context='forkserver' or 'spawn', or allow overcommit",
+        priority=75, context=WORKERS_CONTEXT_FORK, probes=("memory",)),
+    Signature(
+        "invalid_loader_args", "DataLoader arguments that need worker processes",
+        (text(r"prefetch_factor option could only be specified in multiprocessing", 4,
+              key=True),
+         text(r"persistent_workers option needs num_workers > 0", 4, key=True),
+         text(r"num_workers option should be non-negative", 4, key=True),
+         text(r"timeout option should be non-negative", 4, key=True)),
+        "prefetch_factor, persistent_workers and timeout only apply to worker processes; "
+        "the DataLoader refuses them with num_workers=0 (or a negative value)",
+        "the DataLoader(...) call: num_workers is 0 while one of these is set",
+        "drop the option when num_workers=0 (prefetch_factor=None), or use workers",
+        priority=90),
+    Signature(
         "worker_exception", "your dataset or collate_fn raised in a worker",
         (text(r"Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)", 1.5,
               key=True),
-         text(r"Original Traceback \(most recent call last\)", 0.5)),
+         text(r"Original Traceback \(most recent call last\)", 0.5),
+         # torch < 1.2 re-raised the worker's traceback as the message of its exception type
+         text(r"(?m)^\w+(?:Error|Exception): '?Traceback \(most recent call last\)", 1.5,
+              key=True),
+         frame(r"in _worker_loop$", 0.5)),
         "an exception in __getitem__/__iter__/collate_fn inside a worker; the part after "
         "'Original Traceback' is the real error",
         "rerun with num_workers=0: the same error is raised directly, with a plain traceback",
