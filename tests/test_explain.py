@@ -155,7 +155,7 @@ TEXT_ONLY = {
                       "in _launch\n    self.pid = os.fork()\nOSError: [Errno 12] Cannot "
                       "allocate memory",
     "invalid_loader_args": "ValueError: persistent_workers option needs num_workers > 0",
-    "harmless_perf_warning": "PossibleUserWarning: The dataloader, train_dataloader, does not "
+    "harmless_worker_warning": "PossibleUserWarning: The dataloader, train_dataloader, does not "
                              "have many workers which may be a bottleneck.",
 }
 

@@ -22,6 +22,8 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|records?|rows?|lines?)[^\n]{0,40}?\b(?:\d+|num_workers|multiple|several|n)"
               r"\s+times\b|\b(?:samples?|items?|data|batch(?:es)?|examples?)[^\n]{0,30}"
               r"\b(?:twice|duplicated|repeated)\b", 2, key=True),
+         text(r"(?i)\bsame (?:batch|sample|item|example|data)\w*[^\n]{0,40}(?:over and over|"
+              r"again|repeated\w*|\d+ times|multiple times|several times)", 2, key=True),
          text(r"(?i)IterableDataset|iterable[- ]style|iterable dataset|streaming", 1),
          text(r"(?i)random|seed|np\.random", -1),
          text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|copy[- ]on[- ]|refcount|reference count", -2)),

@@ -37,16 +37,22 @@ SIGNATURES: tuple[Signature, ...] = (
         "inside the workers",
         priority=20, harmless=True),
     Signature(
-        "harmless_perf_warning", "probably harmless: a performance hint about the workers",
+        "harmless_worker_warning", "probably harmless: a warning by or about the workers",
         (text(r"does not have many workers which may be a bottleneck", 3, key=True),
          text(r"Consider setting `?persistent_workers=True`?", 2.5, key=True),
          text(r"(?i)Consider increasing the value of the `?num_workers`? argument", 2.5,
               key=True),
-         text(r"PossibleUserWarning", 1)),
-        "a library (Lightning, most often) suggests more workers or persistent workers for "
-        "speed; nothing failed, data loading just may be slower than it could be",
+         # each worker sets one intra-op thread; native backends warn once per worker
+         text(r"Cannot set number of intraop threads after parallel work has started", 3,
+              key=True),
+         # default_collate turning a read-only numpy array into a tensor
+         text(r"The given NumPy array is not writable", 2.5, key=True),
+         text(r"PossibleUserWarning|UserWarning|\[W \w+\.cpp:\d+\]", 0.5)),
+        "a warning, not an error: a library (Lightning, most often) suggests more or "
+        "persistent workers for speed, a worker notes its thread setting, or collate copies "
+        "a read-only array; nothing failed",
         "the run goes on after the warning",
         "`loadertune tune` finds num_workers and prefetch for this machine; or silence the "
-        "warning",
+        "warning (np.array(x, copy=True) for the read-only array)",
         priority=15, harmless=True),
 )

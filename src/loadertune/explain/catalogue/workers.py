@@ -146,7 +146,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # torch < 1.2 re-raised the worker's traceback as the message of its exception type
          text(r"(?m)^\w+(?:Error|Exception): '?Traceback \(most recent call last\)", 1.5,
               key=True),
-         frame(r"in _worker_loop$", 0.5)),
+         frame(r"in _worker_loop$", 0.5),
+         # the dataset's own code raised (num_workers=0, or the worker's traceback as printed)
+         frame(r"_utils/fetch\.py in (?:fetch|<listcomp>|__next__)$", 1, key=True),
+         frame(r"in __getitem__$|in __getitems__$|in __iter__$", 0.5)),
         "an exception in __getitem__/__iter__/collate_fn inside a worker; the part after "
         "'Original Traceback' is the real error",
         "rerun with num_workers=0: the same error is raised directly, with a plain traceback",
@@ -155,6 +158,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "dataloader_failure", "a DataLoader failed; the text does not show why",
         (frame(r"torch/utils/data/", 1, key=True),
+         text(r"(?i)\bdata ?loaders?\b", 1, key=True),
          text(r"DataLoader worker|_MultiProcessingDataLoaderIter|_worker_loop", 1, key=True),
          text(r"(?i)\bnum_?workers?\b", 1, key=True)),
         "the log shows a DataLoader failure but not its cause (cut off, or the real error "
