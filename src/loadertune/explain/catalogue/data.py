@@ -13,9 +13,11 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(phrase("Length of IterableDataset"), 3, key=True),
          text(phrase("not properly configuring the IterableDataset replica at each worker"), 3,
               key=True),
-         text(r"(?i)IterableDataset[^\n]*duplicat|duplicat[^\n]*IterableDataset", 3, key=True),
-         text(r"(?i)(?:repeated|duplicat\w*)[^\n]{0,60}(?:num_?work\w*|workers?)"
-              r"|(?:num_?work\w*|workers?)[^\n]{0,80}(?:repeated|duplicat\w*)", 2, key=True),
+         text(r"(?i)iterable[ -]?datasets?[^\n]*duplicat|duplicat[^\n]*iterable[ -]?datasets?", 3,
+              key=True),
+         text(r"(?i)(?:repeated|duplicat\w*)[^\n]{0,60}(?:num_?work\w*|workers?|multi-?process)"
+              r"|(?:num_?work\w*|workers?|multi-?process\w*)[^\n]{0,80}(?:repeated|duplicat\w*)",
+              2, key=True),
          text(r"(?i)num_?workers?[^\n]{0,40}affects?[^\n]{0,40}(?:number|batches|samples)",
               2, key=True),
          text(r"(?i)(?:every|each|all(?: the)?)\s+(?:samples?|items?|batch(?:es)?|examples?"

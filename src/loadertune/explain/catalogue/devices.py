@@ -30,7 +30,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "pin_memory_thread", "the pin-memory thread failed",
         (text(r"Pin memory thread exited unexpectedly", 3, key=True),
          text(r"in pin memory thread for device \d+", 3, key=True),
-         frame(r"in _pin_memory_loop$", 1.5, key=True)),
+         frame(r"in _pin_memory_loop$", 1.5, key=True),
+         text(r"(?i)pin[ _]?memory thread (?:has )?(?:exited|died|crash\w*|fail\w*)", 2,
+              key=True)),
         "the thread that copies batches into page-locked memory died: CUDA out of memory or "
         "a CUDA error while pinning, a batch type it cannot pin, or a shared-memory file "
         "that vanished before it was read (file_system strategy)",
@@ -73,8 +75,8 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=93, probes=("memory",)),
     Signature(
         "generator_device", "the sampler's generator is on the CPU, the default device is not",
-        (text(r"Expected a '(?P<device>\w+)' device type for generator but found '\w+'", 4,
-              key=True),
+        (text(r"Expected a '(?P<device>[\w:]+)' (?:device type for generator|generator "
+              r"device) but found '[\w:]+'", 4, key=True),
          text(r"(?i)set_default_(?:device|tensor_type)\(|torch\.cuda\.FloatTensor", 1),
          frame(r"sampler\.py in __iter__$", 1)),
         "torch.set_default_device('cuda') (or set_default_tensor_type with a CUDA type) makes "

@@ -16,6 +16,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Producer process has been terminated before all shared CUDA tensors "
               r"released", 3, key=True),
          frame(r"in _shutdown_workers$", 1),
+         # a worker/pin-memory thread's trace printed after training ended
+         text(r"(?i)finish\w* training|training (?:is |has )?(?:finished|completed|done|ended)",
+              1.5, key=True),
+         text(r"(?i)(?:can|could|may) (?:safely )?(?:be )?(?:ignored?|dismiss\w*)|is harmless"
+              r"|no effect on (?:the )?training", 1.5),
          frame(r"in __del__$", 0.5)),
         "a DataLoader iterator was cleaned up after its workers were gone (interpreter "
         "shutdown, a loop left early, an iterator copied into another process): Python "

@@ -19,6 +19,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?m)^ ?\w+ ?= ?(?:torch\.utils\.data\.)?DataLoader\(", 1, key=True),
          text(r"(?i)num_?work\w*[^\n]{0,60}(?:not zero|non-?zero|greater than (?:0|zero))", 1),
          text(r"if __name__ ?== ?['\"]__main__['\"]", -2),
+         text(r"(?i)(?:wrap|put|move|place)[^\n]{0,60}(?:within|inside|under|in)\W{0,3}"
+              r"`?if __name__ ?== ?['\"]__main__", 3.5, key=True),
+         text(r"(?i)(?:multiprocessing|start) methods? (?:is |are )?different|default start "
+              r"method", 1),
          WINDOWS),
         "with spawn/forkserver (Windows, macOS, Python 3.14+ Linux) each worker re-imports "
         "the main script; the script creates/iterates its DataLoader at import time, outside "

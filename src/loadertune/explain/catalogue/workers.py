@@ -25,7 +25,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)oom[-_ ]?kill|(?<!CUDA )(?<!cuda )\bout of (?:host |system |cpu )?"
               r"(?:memory|RAM)|memory (?:usage )?(?:reach|hit)\w* 100|ran out of (?:RAM|memory)",
               1.5, key=True),
-         text(r"exited unexpectedly", 1)),
+         text(r"exited unexpectedly", 1),
+         text(r"(?i)\bworkers?\b[^\n]{0,20}\bkilled\b(?! by signal)", 2, key=True),
+         text(r"(?i)memory (?:size|limit)|(?:insufficient|not enough|more|less) (?:RAM|memory)",
+              0.5)),
         "the kernel's OOM killer (or a container's memory limit) killed a worker with "
         "SIGKILL: the workers together used more memory than available. Python-object "
         "datasets grow in every worker over an epoch (copy-on-read)",
