@@ -67,7 +67,7 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(r"DataLoader worker \(pid (?P<pid>\d+)\) exited unexpectedly with exit code "
               r"(?P<code>-?\d+)", 2.5, key=True),
-         text(r"DataLoader worker(?: \(pid[^)]*\))? exited unexpectedly", 2.5, key=True),
+         text(r"(?i)data ?loader worker(?: \(pid[^)]*\))? exited unexpectedly", 2.5, key=True),
          text(r"RuntimeError\('DataLoader worker \(pid\(s\) \{\}\) exited unexpectedly", 1.5,
               key=True),
          NUM_WORKERS_ZERO_WORKS),
@@ -78,7 +78,8 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=50, probes=("memory", "shm")),
     Signature(
         "timeout", "DataLoader timed out",
-        (text(r"DataLoader timed out after (?P<seconds>[\d.]+) seconds", 3, key=True),),
+        (text(r"DataLoader timed out after (?P<seconds>[\d.]+) seconds", 3, key=True),
+         text(r"(?i)data ?loader (?:has )?timed? ?out\b", 2, key=True)),
         "no batch arrived within DataLoader(timeout=...): a worker is slow (slow storage, a "
         "huge item) or stuck (deadlock, waiting on a lock or network)",
         "`py-spy dump --pid <worker pid>` shows where a worker waits",
@@ -143,7 +144,7 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=90),
     Signature(
         "worker_exception", "your dataset or collate_fn raised in a worker",
-        (text(r"Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)", 1.5,
+        (text(r"(?i)Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)", 1.5,
               key=True),
          text(r"Original Traceback \(most recent call last\)", 0.5),
          # torch < 1.2 re-raised the worker's traceback as the message of its exception type
