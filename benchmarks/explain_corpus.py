@@ -2,7 +2,7 @@
 
 Reads tests/explain_corpus/*.txt (a header with source, cause, split, why; then the text as
 posted), explains each text and prints one line per entry and the share right per split
-(dev, holdout, fresh, fresh2, fresh3, blind1, blind2) and for all. Always exits 0: it
+(dev, holdout, fresh*, blind*) and for all. Always exits 0: it
 measures, it does not gate.
 
     python benchmarks/explain_corpus.py                 # every entry
@@ -20,7 +20,7 @@ from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "explain_corpus"
 # fresh*, blind*: each batch collected after the matcher was frozen, scored once before any fix
-SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2")
+SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3")
 
 
 @dataclass

@@ -119,7 +119,7 @@ def test_loader_argument_errors_from_torch_source() -> None:
 
 
 def test_round2_texts_name_their_cause() -> None:
-    """Variants the catalogue learned from blind texts: retyped, older and prose forms."""
+    """Variants learned from the blind batches: retyped, older and prose forms of a message."""
     cases = {
         "Can't pickle local object 'get_dataset.<locals>.Dataset": "pickle_local_object",
         "TypeError: can't pickle _thread._local objects": "unpicklable_object",
@@ -129,6 +129,13 @@ def test_round2_texts_name_their_cause() -> None:
         "unexpectedly": "worker_segfault",
         "RuntimeError: Couldn't open shared file mapping: <torch_1_2>, error code: <1455>":
             "windows_pagefile",
+        "THCudaCheck FAIL file=THCGeneral.cpp line=50 error=3 : initialization error\n"
+        "RuntimeError: Caught RuntimeError in DataLoader worker process 2.": "cuda_forked",
+        "RuntimeError: DataLoader worker (pid(s) 25) exited unexpectedly\nSolution: add "
+        "--shm-size=8g to the docker command": "bus_error_shm",
+        "DataLoader does not work with an HDF5 file: h5py doesn't allow reading from "
+        "multiple processes": "shared_file_handle",
+        "RuntimeError: Expected a 'mps:0' generator device but found 'cpu'": "generator_device",
     }
     for text, cause in cases.items():
         assert explain_text(text).ids()[0] == cause, text

@@ -6,6 +6,8 @@ from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKERS_
 from loadertune.explain.signature import Signature, frame, phrase, text
 
 HANDLE_LIBS = r"(?:lmdb|h5py|hdf5|\.h5\b|zipfile|tarfile|sqlite)"
+MANY_PROCS = (r"(?:num_?work|(?:multiple|several|many|different) (?:processes|workers)"
+              r"|multi-?process)")
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -105,8 +107,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)bad object header|bad symbol table|object overruns|wrong b-tree", 2,
               key=True),
          text(r"(?i)(?:h5py\.File|lmdb\.open|zipfile\.ZipFile|tarfile\.open)\(", 1.5, key=True),
-         text(r"(?is)" + HANDLE_LIBS + r".{0,400}?num_?work|num_?work.{0,400}?" + HANDLE_LIBS,
-              1.5, key=True),
+         text(r"(?is)" + HANDLE_LIBS + r".{0,400}?" + MANY_PROCS + r"|" + MANY_PROCS
+              + r".{0,400}?" + HANDLE_LIBS, 1.5, key=True),
          text(r"(?is)(?:segmentation fault|KeyError|corrupt|wrong|bigger than).{0,600}?"
               + HANDLE_LIBS + r"|" + HANDLE_LIBS + r".{0,600}?(?:segmentation fault|KeyError"
               r"|corrupt|wrong|bigger than)", 2),

@@ -15,6 +15,8 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|CUDA_ERROR_NOT_INITIALIZED|CUDA call failed lazily at initialization", 2,
               key=True),
          frame(r"_utils/worker\.py in _worker_loop$", 0.5),
+         text(r"(?i)cuda[^\n]{0,80}initiali[sz]ation error", 2.5, key=True),
+         text(r"torch\.cuda\.\w+Tensor|\.cuda\(\)|device=['\"]cuda", 0.5),
          text(r"(?i)\.cuda\(\)[^\n]{0,60}forked|forked[^\n]{0,60}\.cuda\(\)", 2, key=True),
          text(r"(?i)(?:tensor|dataset)[^\n]{0,40}on (?:the )?GPU|device=torch\.device\("
               r"'cuda'\)|map_location", 0.5)),

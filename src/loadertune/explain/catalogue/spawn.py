@@ -83,6 +83,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"reduction\.pickle\.load\(from_parent\)", 1),
          frame(r"popen_spawn_win32\.py in __init__$", 1.5, key=True),
          text(r"reduction\.dump\(process_obj", 1),
+         text(r"ForkingPickler?\(file,\s*protocol\)\.dump\(obj\)", 1.5),
+         text(r"(?m)^BrokenPipeError\s+Traceback \(most recent call last\)", 1, key=True),
          text(r"Exiting due to exception: '__getstate__'|'__getstate__'", 1),
          exc(r"BrokenPipeError", 1, key=True),
          text(PICKLE_ERROR, -5),

@@ -63,13 +63,12 @@ SIGNATURES: tuple[Signature, ...] = (
         detail="signal: {signal}", priority=70),
     Signature(
         "worker_exited", "a worker exited unexpectedly",
-        (text(r"DataLoader worker \(pid\(s\) (?P<pids>[\d, ]+)\) exited unexpectedly", 2.5,
-              key=True),
-         text(r"DataLoader worker \(pid (?P<pid>\d+)\) exited unexpectedly with exit code "
-              r"(?P<code>-?\d+)", 2.5, key=True),
-         text(r"(?i)data ?loader worker(?: \(pid[^)]*\))? exited unexpectedly", 2.5, key=True),
-         text(r"RuntimeError\('DataLoader worker \(pid\(s\) \{\}\) exited unexpectedly", 1.5,
-              key=True),
+        # one signal for every form (message, retyped title, the raising source line): the
+        # same event printed twice is not twice the evidence
+        (text(r"(?i)data ?loader worker(?: \(pid\(s\) (?P<pids>[\d, ]+)\)| \(pid (?P<pid>\d+)\)"
+              r"| \(pid[^)]*\))? exited unexpectedly(?: with exit code (?P<code>-?\d+))?"
+              r"|RuntimeError\(f?'DataLoader worker \(pid\(s\) \{\w*\}\) exited unexpectedly",
+              2.5, key=True),
          NUM_WORKERS_ZERO_WORKS),
         "a worker process ended without reporting an error: it crashed, was killed, or "
         "called exit (the signal is not always known)",
