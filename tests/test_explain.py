@@ -118,6 +118,21 @@ def test_loader_argument_errors_from_torch_source() -> None:
         assert explain_text(f"ValueError: {message}").ids()[0] == "invalid_loader_args"
 
 
+def test_collate_type_and_iterator_next_from_torch() -> None:
+    collate_src = (TORCH / "utils" / "data" / "_utils" / "collate.py").read_text()
+    assert '"default_collate: batch must contain tensors, numpy arrays, numbers, "' in collate_src
+    from torch.utils.data import DataLoader, default_collate
+
+    with pytest.raises(TypeError) as collate_error:
+        default_collate([object(), object()])
+    text = f"TypeError: {collate_error.value}"
+    assert explain_text(text).ids()[0] == "collate_unsupported_type"
+    it = iter(DataLoader(range(4)))
+    with pytest.raises(AttributeError) as next_error:
+        it.next()  # type: ignore[attr-defined]
+    assert explain_text(f"AttributeError: {next_error.value}").ids()[0] == "iterator_next_removed"
+
+
 def test_round2_texts_name_their_cause() -> None:
     """Variants learned from the blind batches: retyped, older and prose forms of a message."""
     cases = {
@@ -162,6 +177,10 @@ TEXT_ONLY = {
                       "in _launch\n    self.pid = os.fork()\nOSError: [Errno 12] Cannot "
                       "allocate memory",
     "invalid_loader_args": "ValueError: persistent_workers option needs num_workers > 0",
+    "collate_unsupported_type": "TypeError: default_collate: batch must contain tensors, numpy "
+                                "arrays, numbers, dicts or lists; found <class 'NoneType'>",
+    "iterator_next_removed": "AttributeError: '_MultiProcessingDataLoaderIter' object has no "
+                             "attribute 'next'",
     "harmless_worker_warning": "PossibleUserWarning: The dataloader, train_dataloader, does not "
                              "have many workers which may be a bottleneck.",
 }

@@ -102,6 +102,20 @@ SIGNATURES: tuple[Signature, ...] = (
         detail="entry {entry_a} has shape [{shape_a}], entry {entry_b} has [{shape_b}]",
         priority=85),
     Signature(
+        "collate_unsupported_type", "a sample holds a type the default collate cannot batch",
+        (text(r"(?:default_collate: )?batch must contain tensors, (?:numpy arrays, )?numbers, "
+              r"dicts or lists; found (?P<found>[^\n]+)", 4, key=True),
+         text(r"(?i)found <class '(?:PIL|NoneType)", 1),
+         frame(r"collate\.py in (?:default_collate|collate)\w*$", 0.5)),
+        "the default collate batches tensors, numpy arrays, numbers, strings and their "
+        "dicts/lists; a sample held something else: a PIL image (no ToTensor in the "
+        "transform), None (the dataset returned nothing for some index) or a numpy object "
+        "array",
+        "print type(dataset[i]) and the types inside it for a few i",
+        "convert in the dataset's transform (transforms.ToTensor(), np.asarray(..., "
+        "dtype=float)), never return None (filter bad items or skip them in a collate_fn)",
+        detail="found {found}", priority=85),
+    Signature(
         "shared_file_handle", "a file handle opened in __init__ is shared by the workers",
         (text(r"KeyError: .?Unable to open object", 3, key=True),
          text(r"(?i)bad object header|bad symbol table|object overruns|wrong b-tree", 2,

@@ -51,7 +51,8 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=85, probes=("startmethod",)),
     Signature(
         "spawn_main_attribute", "workers cannot find a class defined in __main__",
-        (text(r"Can't get attribute '(?P<name>[^']+)' on <module '__main__'", 4, key=True),
+        (text(r"Can't get attribute '(?P<name>[^']+)' on <module '__(?:mp_)?main__'", 4,
+              key=True),
          text(r"(?i)defined (?:in|within|inside) (?:the|a|my|your) (?:notebook|jupyter|ipython)",
               2, key=True),
          text(r"(?i)\bspawn\b", 1),

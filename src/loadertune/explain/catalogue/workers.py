@@ -130,18 +130,6 @@ SIGNATURES: tuple[Signature, ...] = (
         "multiprocessing_context='forkserver' or 'spawn', or allow overcommit",
         priority=75, context=WORKERS_CONTEXT_FORK, probes=("memory",)),
     Signature(
-        "invalid_loader_args", "DataLoader arguments that need worker processes",
-        (text(r"prefetch_factor option could only be specified in multiprocessing", 4,
-              key=True),
-         text(r"persistent_workers option needs num_workers > 0", 4, key=True),
-         text(r"num_workers option should be non-negative", 4, key=True),
-         text(r"timeout option should be non-negative", 4, key=True)),
-        "prefetch_factor, persistent_workers and timeout only apply to worker processes; "
-        "the DataLoader refuses them with num_workers=0 (or a negative value)",
-        "the DataLoader(...) call: num_workers is 0 while one of these is set",
-        "drop the option when num_workers=0 (prefetch_factor=None), or use workers",
-        priority=90),
-    Signature(
         "worker_exception", "your dataset or collate_fn raised in a worker",
         (text(r"(?i)Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)", 1.5,
               key=True),
