@@ -24,7 +24,7 @@ def read_entry(path: Path) -> tuple[dict[str, str], str]:
     return dict(line.split(": ", 1) for line in head.splitlines() if ": " in line), body
 
 
-SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3")
+SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3", "blind4")
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 
 

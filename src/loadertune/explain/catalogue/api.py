@@ -27,12 +27,12 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=90),
     Signature(
         "iterator_next_removed", "the loader's iterator has no .next() method",
-        (text(r"'_(?:MultiProcessing|SingleProcess)DataLoaderIter' object has no attribute "
-              r"'next'", 4, key=True),
+        (text(r"'(?:_(?:MultiProcessing|SingleProcess)DataLoaderIter|DataLoader)' object has no "
+              r"attribute 'next'", 4, key=True),
          text(r"(?i)(?:data_?iter|iterator|\w+_iter)\.next\(\)", 1)),
         "DataLoader iterators are Python iterators: `it.next()` was an alias removed in torch "
-        "1.13 (old tutorials and notebooks still call it)",
+        "1.13 (old tutorials and notebooks still call it); a DataLoader itself never had it",
         "the line that calls `.next()` on `iter(loader)`",
-        "use `next(it)` instead of `it.next()`",
+        "use `next(it)` instead of `it.next()` (on a loader: `next(iter(loader))`)",
         priority=90),
 )
