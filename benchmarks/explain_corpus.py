@@ -2,7 +2,8 @@
 
 Reads tests/explain_corpus/*.txt (a header with source, cause, split, why; then the text as
 posted), explains each text and prints one line per entry and the share right per split
-(dev, holdout, fresh, fresh2, fresh3) and for all. Always exits 0: it measures, it does not gate.
+(dev, holdout, fresh*, blind*) and for all. Always exits 0: it
+measures, it does not gate.
 
     python benchmarks/explain_corpus.py                 # every entry
     python benchmarks/explain_corpus.py --split dev     # only the dev entries
@@ -18,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "explain_corpus"
-# fresh*: each batch collected after the matcher was frozen, and scored once before any fix
-SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3")
+# fresh*, blind*: each batch collected after the matcher was frozen, scored once before any fix
+SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3", "blind4")
 
 
 @dataclass

@@ -107,6 +107,57 @@ def test_ancdata_and_torch_fd_message() -> None:
     assert explain_text("RuntimeError: received 0 items of ancdata").ids()[0] == "ancdata"
 
 
+def test_loader_argument_errors_from_torch_source() -> None:
+    loader_src = (TORCH / "utils" / "data" / "dataloader.py").read_text()
+    for message in ("persistent_workers option needs num_workers > 0",
+                    "prefetch_factor option could only be specified in multiprocessing.",
+                    "timeout option should be non-negative"):
+        assert message in loader_src
+        assert explain_text(f"ValueError: {message}").ids()[0] == "invalid_loader_args"
+
+
+def test_collate_type_and_iterator_next_from_torch() -> None:
+    collate_src = (TORCH / "utils" / "data" / "_utils" / "collate.py").read_text()
+    assert '"default_collate: batch must contain tensors, numpy arrays, numbers, "' in collate_src
+    from torch.utils.data import DataLoader, default_collate
+
+    with pytest.raises(TypeError) as collate_error:
+        default_collate([object(), object()])
+    text = f"TypeError: {collate_error.value}"
+    assert explain_text(text).ids()[0] == "collate_unsupported_type"
+    it = iter(DataLoader(range(4)))
+    with pytest.raises(AttributeError) as next_error:
+        it.next()  # type: ignore[attr-defined]
+    assert explain_text(f"AttributeError: {next_error.value}").ids()[0] == "iterator_next_removed"
+
+
+def test_round2_texts_name_their_cause() -> None:
+    """Variants learned from the blind batches: retyped, older and prose forms of a message."""
+    cases = {
+        "Can't pickle local object 'get_dataset.<locals>.Dataset": "pickle_local_object",
+        "TypeError: can't pickle _thread._local objects": "unpicklable_object",
+        "RuntimeError: invalid argument 0: Sizes of tensors must match except in dimension "
+        "0. Got 3 and 1 in dimension 1": "collate_size_mismatch",
+        "Data loader seg fault\nRuntimeError: DataLoader worker (pid(s) 4864) exited "
+        "unexpectedly": "worker_segfault",
+        "RuntimeError: Couldn't open shared file mapping: <torch_1_2>, error code: <1455>":
+            "windows_pagefile",
+        "THCudaCheck FAIL file=THCGeneral.cpp line=50 error=3 : initialization error\n"
+        "RuntimeError: Caught RuntimeError in DataLoader worker process 2.": "cuda_forked",
+        "RuntimeError: DataLoader worker (pid(s) 25) exited unexpectedly\nSolution: add "
+        "--shm-size=8g to the docker command": "bus_error_shm",
+        "DataLoader does not work with an HDF5 file: h5py doesn't allow reading from "
+        "multiple processes": "shared_file_handle",
+        "RuntimeError: Expected a 'mps:0' generator device but found 'cpu'": "generator_device",
+    }
+    for text, cause in cases.items():
+        assert explain_text(text).ids()[0] == cause, text
+    noise = ("PossibleUserWarning: The dataloader, train_dataloader, does not have many "
+             "workers which may be a bottleneck. Consider increasing the value of the "
+             "`num_workers` argument")
+    assert explain_text(noise).harmless
+
+
 # Causes no scenario here can produce (a GPU, a torch internal failing): the texts torch
 # prints for them, each checked against torch's own source in the tests above.
 TEXT_ONLY = {
@@ -118,6 +169,18 @@ TEXT_ONLY = {
     "ancdata": "RuntimeError: received 0 items of ancdata",
     "spawn_main_attribute": "AttributeError: Can't get attribute 'MyDataset' on <module "
                             "'__main__' (built-in)>",
+    "generator_device": "RuntimeError: Expected a 'cuda' device type for generator but found "
+                        "'cpu'",
+    "fork_no_memory": "  File \"/usr/lib/python3.10/multiprocessing/popen_fork.py\", line 66, "
+                      "in _launch\n    self.pid = os.fork()\nOSError: [Errno 12] Cannot "
+                      "allocate memory",
+    "invalid_loader_args": "ValueError: persistent_workers option needs num_workers > 0",
+    "collate_unsupported_type": "TypeError: default_collate: batch must contain tensors, numpy "
+                                "arrays, numbers, dicts or lists; found <class 'NoneType'>",
+    "iterator_next_removed": "AttributeError: '_MultiProcessingDataLoaderIter' object has no "
+                             "attribute 'next'",
+    "harmless_worker_warning": "PossibleUserWarning: The dataloader, train_dataloader, does not "
+                             "have many workers which may be a bottleneck.",
 }
 
 

@@ -24,6 +24,7 @@ def read_entry(path: Path) -> tuple[dict[str, str], str]:
     return dict(line.split(": ", 1) for line in head.splitlines() if ": " in line), body
 
 
+SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3", "blind4")
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 
 
@@ -36,12 +37,12 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
         assert fields["source"].startswith("https://"), path.name
         assert fields["cause"] in ids, path.name
         assert fields["why"].strip(), path.name
-        assert fields["split"] in ("dev", "holdout", "fresh", "fresh2", "fresh3"), path.name
+        assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name
-    # every 4th entry collected before the matcher was written is held out; "fresh" entries
-    # were collected after it was frozen
+    # every 4th entry collected before the matcher was written is held out; "fresh*" and
+    # "blind*" entries were collected after it was frozen
     first = [(path, fields) for path, fields, _ in entries
-             if not fields["split"].startswith("fresh")]
+             if fields["split"] in ("dev", "holdout")]
     for i, (path, fields) in enumerate(first, 1):
         assert fields["split"] == ("holdout" if i % 4 == 0 else "dev"), path.name
 

@@ -7,12 +7,21 @@ module of its theme (or a new module listed here); ids are a stable contract of
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue import data, devices, fds, harmless, shm, spawn, workers
+from loadertune.explain.catalogue import (
+    api,
+    data,
+    devices,
+    fds,
+    harmless,
+    shm,
+    spawn,
+    workers,
+)
 from loadertune.explain.signature import Signature
 
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
-    *workers.SIGNATURES, *data.SIGNATURES, *harmless.SIGNATURES,
+    *workers.SIGNATURES, *api.SIGNATURES, *data.SIGNATURES, *harmless.SIGNATURES,
 )
 
 

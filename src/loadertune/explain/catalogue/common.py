@@ -10,7 +10,8 @@ SHM_FIX = ("give /dev/shm more room: Docker `--shm-size=8g` or `--ipc=host`, Kub
            "batch_size so fewer bytes are in flight")
 CONTAINER = text(r"(?i)\bdocker\b|\bcontainer\b|kubernetes|\bk8s\b|\bpod\b|root@[0-9a-f]{12}\b"
                  r"|nvcr\.io|--shm-size", 0.5)
-WINDOWS = text(r"(?i)\bwindows\b|\bwin(?:10|11)\b|[A-Z]:/\w|popen_spawn_win32", 0.5)
+WINDOWS = text(r"(?i)\bwindows\b|\bwin(?:10|11)\b|[A-Z]:/\w|popen_spawn_win32|/AppData/"
+               r"|~/Anaconda3/|Program Files", 0.5)
 NUM_WORKERS_ZERO_WORKS = text(r"(?i)num_?workers?\W{0,4}(?:=|to|as)?\s*(?:0|zero)\b[^\n]{0,80}"
                               r"(?:works?|fine|solv|fix|disappear|no error)", 0.5)
 WORKERS_CONTEXT = (text(r"(?i)worker|num_workers|dataloader|multiprocess|\bfork"),)

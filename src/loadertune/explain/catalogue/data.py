@@ -6,6 +6,8 @@ from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKERS_
 from loadertune.explain.signature import Signature, frame, phrase, text
 
 HANDLE_LIBS = r"(?:lmdb|h5py|hdf5|\.h5\b|zipfile|tarfile|sqlite)"
+MANY_PROCS = (r"(?:num_?work|(?:multiple|several|many|different) (?:processes|workers)"
+              r"|multi-?process)")
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -13,11 +15,19 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(phrase("Length of IterableDataset"), 3, key=True),
          text(phrase("not properly configuring the IterableDataset replica at each worker"), 3,
               key=True),
-         text(r"(?i)IterableDataset[^\n]*duplicat|duplicat[^\n]*IterableDataset", 3, key=True),
-         text(r"(?i)(?:repeated|duplicat\w*)[^\n]{0,60}(?:num_?work\w*|workers?)"
-              r"|(?:num_?work\w*|workers?)[^\n]{0,80}(?:repeated|duplicat\w*)", 2, key=True),
+         text(r"(?i)iterable[ -]?datasets?[^\n]*duplicat|duplicat[^\n]*iterable[ -]?datasets?", 3,
+              key=True),
+         text(r"(?i)(?:repeated|duplicat\w*)[^\n]{0,60}(?:num_?work\w*|workers?|multi-?process)"
+              r"|(?:num_?work\w*|workers?|multi-?process\w*)[^\n]{0,80}(?:repeated|duplicat\w*)",
+              2, key=True),
          text(r"(?i)num_?workers?[^\n]{0,40}affects?[^\n]{0,40}(?:number|batches|samples)",
               2, key=True),
+         text(r"(?i)(?:every|each|all(?: the)?)\s+(?:samples?|items?|batch(?:es)?|examples?"
+              r"|records?|rows?|lines?)[^\n]{0,40}?\b(?:\d+|num_workers|multiple|several|n)"
+              r"\s+times\b|\b(?:samples?|items?|data|batch(?:es)?|examples?)[^\n]{0,30}"
+              r"\b(?:twice|duplicated|repeated)\b", 2, key=True),
+         text(r"(?i)\bsame (?:batch|sample|item|example|data)\w*[^\n]{0,40}(?:over and over|"
+              r"again|repeated\w*|\d+ times|multiple times|several times)", 2, key=True),
          text(r"(?i)IterableDataset|iterable[- ]style|iterable dataset|streaming", 1),
          text(r"(?i)random|seed|np\.random", -1),
          text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|copy[- ]on[- ]|refcount|reference count", -2)),
@@ -73,6 +83,13 @@ SIGNATURES: tuple[Signature, ...] = (
               r"at entry (?P<entry_a>\d+) and \[(?P<shape_b>[^\]]*)\] at entry "
               r"(?P<entry_b>\d+))?", 4, key=True),
          text(r"(?i)each element in list of batch should be of equal size", 3, key=True),
+         # torch <= 1.4: default_collate's stack went through cat
+         text(r"Sizes of tensors must match except in dimension 0", 2.5, key=True),
+         # num_workers > 0: collate stacks into shared storage sized from the first sample
+         text(r"Trying to resize storage that is not resizable", 2.5, key=True),
+         # the same failure described in prose (titles, questions)
+         text(r"(?i)\bstack\w*\b[^\n]{0,60}\b(?:(?:without|not|n't)\s+(?:the\s+)?(?:same|equal)"
+              r"|different|unequal|varying|variable)\s+(?:sizes?|shapes?|lengths?)", 2.5, key=True),
          frame(r"collate\.py in (?:default_)?collate\w*$", 1),
          text(r"(?i)equal size|same size|different sizes?", 0.5)),
         "the default collate stacks the samples of a batch into one tensor; samples of "
@@ -85,13 +102,27 @@ SIGNATURES: tuple[Signature, ...] = (
         detail="entry {entry_a} has shape [{shape_a}], entry {entry_b} has [{shape_b}]",
         priority=85),
     Signature(
+        "collate_unsupported_type", "a sample holds a type the default collate cannot batch",
+        (text(r"(?:default_collate: )?batch must contain tensors, (?:numpy arrays, )?numbers, "
+              r"dicts or lists; found (?P<found>[^\n]+)", 4, key=True),
+         text(r"(?i)found <class '(?:PIL|NoneType)", 1),
+         frame(r"collate\.py in (?:default_collate|collate)\w*$", 0.5)),
+        "the default collate batches tensors, numpy arrays, numbers, strings and their "
+        "dicts/lists; a sample held something else: a PIL image (no ToTensor in the "
+        "transform), None (the dataset returned nothing for some index) or a numpy object "
+        "array",
+        "print type(dataset[i]) and the types inside it for a few i",
+        "convert in the dataset's transform (transforms.ToTensor(), np.asarray(..., "
+        "dtype=float)), never return None (filter bad items or skip them in a collate_fn)",
+        detail="found {found}", priority=85),
+    Signature(
         "shared_file_handle", "a file handle opened in __init__ is shared by the workers",
         (text(r"KeyError: .?Unable to open object", 3, key=True),
          text(r"(?i)bad object header|bad symbol table|object overruns|wrong b-tree", 2,
               key=True),
          text(r"(?i)(?:h5py\.File|lmdb\.open|zipfile\.ZipFile|tarfile\.open)\(", 1.5, key=True),
-         text(r"(?is)" + HANDLE_LIBS + r".{0,400}?num_?work|num_?work.{0,400}?" + HANDLE_LIBS,
-              1.5, key=True),
+         text(r"(?is)" + HANDLE_LIBS + r".{0,400}?" + MANY_PROCS + r"|" + MANY_PROCS
+              + r".{0,400}?" + HANDLE_LIBS, 1.5, key=True),
          text(r"(?is)(?:segmentation fault|KeyError|corrupt|wrong|bigger than).{0,600}?"
               + HANDLE_LIBS + r"|" + HANDLE_LIBS + r".{0,600}?(?:segmentation fault|KeyError"
               r"|corrupt|wrong|bigger than)", 2),

@@ -10,7 +10,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "cuda_forked", "CUDA used in a forked worker",
         (text(phrase("Cannot re-initialize CUDA in forked subprocess"), 4, key=True),
          text(r"(?i)re-?initiali[sz]e CUDA in forked", 3, key=True),
-         text(r"CUDA error: initialization error", 2, key=True),
+         text(r"(?i)Cannot re-initialize \w+ in forked subprocess", 3, key=True),
+         text(r"CUDA error: initialization error|cudaErrorInitializationError"
+              r"|CUDA_ERROR_NOT_INITIALIZED|CUDA call failed lazily at initialization", 2,
+              key=True),
+         frame(r"_utils/worker\.py in _worker_loop$", 0.5),
+         text(r"(?i)cuda[^\n]{0,80}initiali[sz]ation error", 2.5, key=True),
+         text(r"torch\.cuda\.\w+Tensor|\.cuda\(\)|device=['\"]cuda", 0.5),
          text(r"(?i)\.cuda\(\)[^\n]{0,60}forked|forked[^\n]{0,60}\.cuda\(\)", 2, key=True),
          text(r"(?i)(?:tensor|dataset)[^\n]{0,40}on (?:the )?GPU|device=torch\.device\("
               r"'cuda'\)|map_location", 0.5)),
@@ -26,7 +32,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "pin_memory_thread", "the pin-memory thread failed",
         (text(r"Pin memory thread exited unexpectedly", 3, key=True),
          text(r"in pin memory thread for device \d+", 3, key=True),
-         frame(r"in _pin_memory_loop$", 1.5, key=True)),
+         frame(r"in _pin_memory_loop$", 1.5, key=True),
+         text(r"(?i)pin[ _]?memory thread (?:has )?(?:exited|died|crash\w*|fail\w*)", 2,
+              key=True)),
         "the thread that copies batches into page-locked memory died: CUDA out of memory or "
         "a CUDA error while pinning, a batch type it cannot pin, or a shared-memory file "
         "that vanished before it was read (file_system strategy)",
@@ -54,7 +62,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "windows_pagefile", "Windows: the page file is too small for the workers",
         (text(r"(?i)paging file is too small|page file is too small", 4, key=True),
-         text(r"WinError 1455|os error 1455", 4, key=True),
+         text(r"WinError 1455|os error 1455|error code: ?<?1455\b", 4, key=True),
          text(r"页面文件太小", 4, key=True),
          text(r"(?i)DLL load failed", 0.5),
          frame(r"spawn\.py in (?:spawn_main|_main|prepare)$", 0.5),
@@ -67,4 +75,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "lower num_workers (try 2), let Windows manage a larger page file (or raise it by "
         "hand and reboot), close other programs",
         priority=93, probes=("memory",)),
+    Signature(
+        "generator_device", "the sampler's generator is on the CPU, the default device is not",
+        (text(r"Expected a '(?P<device>[\w:]+)' (?:device type for generator|generator "
+              r"device) but found '[\w:]+'", 4, key=True),
+         text(r"(?i)set_default_(?:device|tensor_type)\(|torch\.cuda\.FloatTensor", 1),
+         frame(r"sampler\.py in __iter__$", 1)),
+        "torch.set_default_device('cuda') (or set_default_tensor_type with a CUDA type) makes "
+        "the tensors the shuffling sampler creates land on the GPU, while the generator that "
+        "draws the permutation stays on the CPU",
+        "`python -c \"import torch; print(torch.get_default_device())\"` after the script's "
+        "imports (cuda instead of cpu)",
+        "don't set a CUDA default device for the whole program (move the model and batches "
+        "with .to(device)), or pass DataLoader(generator=torch.Generator(device='cuda'))",
+        detail="default device {device}", priority=90),
 )

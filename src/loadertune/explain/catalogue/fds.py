@@ -15,6 +15,7 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"received \d+ items of ancdata", 4, key=True),
          text(r"received %d items of ancdata", 4, key=True),
          text(r"len\(ancdata\)\)", 2, key=True),
+         text(r"(?i)\bancdata\b", 2.5, key=True),
          frame(r"in recvfds$", 1.5, key=True),
          frame(r"in rebuild_storage_fd$", 1.5, key=True),
          frame(r"resource_sharer\.py in detach$", 0.5),
@@ -25,7 +26,7 @@ SIGNATURES: tuple[Signature, ...] = (
         FD_FIX, priority=92, probes=("fds",)),
     Signature(
         "too_many_open_files", "too many open files",
-        (text(r"Too many open files", 4, key=True),
+        (text(r"(?i)too many open (?:files|fds|file descriptors)", 4, key=True),
          text(r"\[Errno 24\]", 3, key=True),
          text(r"\bEMFILE\b", 2, key=True),
          text(r"unable to open shared memory object \S+ in read-write mode", 2, key=True),

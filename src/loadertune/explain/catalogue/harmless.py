@@ -12,7 +12,15 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Exception ignored in", 1, key=True),
          text(r"Python is likely shutting down|sys\.meta_path is None", 2, key=True),
          text(r"can only (?:test|join) a child process", 1.5, key=True),
+         # CUDA tensors shared with workers outlived the process that made them (at exit)
+         text(r"Producer process has been terminated before all shared CUDA tensors "
+              r"released", 3, key=True),
          frame(r"in _shutdown_workers$", 1),
+         # a worker/pin-memory thread's trace printed after training ended
+         text(r"(?i)finish\w* training|training (?:is |has )?(?:finished|completed|done|ended)",
+              1.5, key=True),
+         text(r"(?i)(?:can|could|may) (?:safely )?(?:be )?(?:ignored?|dismiss\w*)|is harmless"
+              r"|no effect on (?:the )?training", 1.5),
          frame(r"in __del__$", 0.5)),
         "a DataLoader iterator was cleaned up after its workers were gone (interpreter "
         "shutdown, a loop left early, an iterator copied into another process): Python "
@@ -33,4 +41,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "set TOKENIZERS_PARALLELISM=false (workers already parallelise), or tokenize only "
         "inside the workers",
         priority=20, harmless=True),
+    Signature(
+        "harmless_worker_warning", "probably harmless: a warning by or about the workers",
+        (text(r"does not have many workers which may be a bottleneck", 3, key=True),
+         text(r"Consider setting `?persistent_workers=True`?", 2.5, key=True),
+         text(r"(?i)Consider increasing the value of the `?num_workers`? argument", 2.5,
+              key=True),
+         # each worker sets one intra-op thread; native backends warn once per worker
+         text(r"Cannot set number of intraop threads after parallel work has started", 3,
+              key=True),
+         # default_collate turning a read-only numpy array into a tensor
+         text(r"The given NumPy array is not writable", 2.5, key=True),
+         text(r"PossibleUserWarning|UserWarning|\[W \w+\.cpp:\d+\]", 0.5)),
+        "a warning, not an error: a library (Lightning, most often) suggests more or "
+        "persistent workers for speed, a worker notes its thread setting, or collate copies "
+        "a read-only array; nothing failed",
+        "the run goes on after the warning",
+        "`loadertune tune` finds num_workers and prefetch for this machine; or silence the "
+        "warning (np.array(x, copy=True) for the read-only array)",
+        priority=15, harmless=True),
 )

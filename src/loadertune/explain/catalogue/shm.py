@@ -16,6 +16,12 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          exc(r"OSError: \[Errno 28\] No space left on device", 1.5, key=True),
          text(r"No space left on device", 0.5, key=True),
+         text(r"unable to write to file\s*<[^>\n]*torch[^>\n]*>: No space left on device", 2.5),
+         # /dev/shm too small, told in prose (no message: a screenshot, a question)
+         text(r"(?i)(?:ran|run|running|runs) out of shared memory|(?:low|not enough|limited|"
+              r"small) shared memory|shared memory (?:is |was )?(?:too )?(?:full|exhausted|small"
+              r"|low)"
+              r"|/dev/shm (?:is |was )?(?:full|too small)|df -h /dev/shm", 2, key=True),
          text(r"_multiprocessing\.SemLock|SemLock\.__init__", 1),
          frame(r"synchronize\.py in __init__|context\.py in (?:Lock|RLock|Semaphore|Queue)", 0.5),
          CONTAINER),
@@ -30,8 +36,13 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(WORKER_SIGNAL + r"Bus\s+error", 3, key=True),
          text(phrase("Unexpected bus error encountered in worker"), 3, key=True),
          text(phrase("insufficient shared memory (shm)"), 2, key=True),
-         text(r"(?i)out\s+of\s+shared\s+memory|raise\s+your\s+shared\s+memory\s+limit", 2,
-              key=True),
+         text(r"(?i)workers\s+are\s+out\s+of\s+shared\s+memory|raise\s+your\s+shared\s+memory"
+              r"\s+limit", 2, key=True),
+         # the message retyped (titles drop "encountered in worker" and "(shm)")
+         text(r"(?i)unexpected bus error(?! encountered in worker)", 2.5, key=True),
+         text(r"(?i)insufficient shared memory(?! \(shm\))", 1),
+         text(r"(?i)--shm[-_]size|--ipc[= ]host", 1.5, key=True),
+         text(r"exited unexpectedly", 1),
          text(r"(?i)\bbus error\b", 0.5), CONTAINER),
         "a worker wrote into a shared-memory mapping that /dev/shm could not back: the "
         "tmpfs ran out of space and the kernel sent SIGBUS",

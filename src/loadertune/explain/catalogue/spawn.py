@@ -19,6 +19,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?m)^ ?\w+ ?= ?(?:torch\.utils\.data\.)?DataLoader\(", 1, key=True),
          text(r"(?i)num_?work\w*[^\n]{0,60}(?:not zero|non-?zero|greater than (?:0|zero))", 1),
          text(r"if __name__ ?== ?['\"]__main__['\"]", -2),
+         text(r"(?i)(?:wrap|put|move|place)[^\n]{0,60}(?:within|inside|under|in)\W{0,3}"
+              r"`?if __name__ ?== ?['\"]__main__", 3.5, key=True),
+         text(r"(?i)(?:multiprocessing|start) methods? (?:is |are )?different|default start "
+              r"method", 1),
          WINDOWS),
         "with spawn/forkserver (Windows, macOS, Python 3.14+ Linux) each worker re-imports "
         "the main script; the script creates/iterates its DataLoader at import time, outside "
@@ -33,7 +37,12 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Can't get local object", 4, key=True),
          text(r"Can't pickle <function <lambda>", 4, key=True),
          text(r"attribute lookup <lambda> on \S+ failed", 4, key=True),
-         text(r"Can't pickle <function [^>]*<locals>", 4, key=True)),
+         text(r"Can't pickle <function [^>]*<locals>", 4, key=True),
+         # the message as retyped in titles and prose: any case, no quotes, "cannot"
+         text(r"(?i)(?:can'?t|cannot|could ?n[o']t) (?:be )?pickled? (?:a |the )?local "
+              r"(?:object|function|class|lambda)", 3.5, key=True),
+         text(r"(?i)pickl[^\n]{0,80}\.<locals>\.", 3, key=True),
+         frame(r"popen_spawn_win32\.py in __init__$|reduction\.py in dump$", 0.5)),
         "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
         "each worker; a lambda or a function defined inside another function cannot be "
         "pickled (the child's EOFError is only the echo of that)",
@@ -42,7 +51,8 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=85, probes=("startmethod",)),
     Signature(
         "spawn_main_attribute", "workers cannot find a class defined in __main__",
-        (text(r"Can't get attribute '(?P<name>[^']+)' on <module '__main__'", 4, key=True),
+        (text(r"Can't get attribute '(?P<name>[^']+)' on <module '__(?:mp_)?main__'", 4,
+              key=True),
          text(r"(?i)defined (?:in|within|inside) (?:the|a|my|your) (?:notebook|jupyter|ipython)",
               2, key=True),
          text(r"(?i)\bspawn\b", 1),
@@ -57,7 +67,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "unpicklable_object", "the dataset holds an object that cannot be pickled",
         (text(r"cannot pickle '(?P<type>[^']+)' object", 4, key=True),
-         text(r"can't pickle (?P<type>\w+) objects", 4, key=True),
+         text(r"(?i)can'?t pickle (?P<type>[\w.]+) objects?\b", 4, key=True),
          text(r"(?P<type>[\w.]+) objects? cannot be pickled", 4, key=True),
          text(r"Can't pickle <[^>]*(?:TextIOWrapper|BufferedReader|Connection|lock)[^>]*>", 4,
               key=True)),
@@ -74,6 +84,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"reduction\.pickle\.load\(from_parent\)", 1),
          frame(r"popen_spawn_win32\.py in __init__$", 1.5, key=True),
          text(r"reduction\.dump\(process_obj", 1),
+         text(r"ForkingPickler?\(file,\s*protocol\)\.dump\(obj\)", 1.5),
+         text(r"(?m)^BrokenPipeError\s+Traceback \(most recent call last\)", 1, key=True),
          text(r"Exiting due to exception: '__getstate__'|'__getstate__'", 1),
          exc(r"BrokenPipeError", 1, key=True),
          text(PICKLE_ERROR, -5),

@@ -5,6 +5,9 @@ from __future__ import annotations
 from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKER_SIGNAL
 from loadertune.explain.signature import Signature, frame, phrase, text
 
+WORKERS_CONTEXT_FORK = (
+    text(r"(?i)worker|num_workers|dataloader|popen_fork|os\.fork"),
+)
 DATALOADER_CONTEXT = (
     frame(r"torch/utils/data/"), text(r"DataLoader worker|_worker_loop|DataLoaderIter"),
     text(r"(?i)\bnum_?workers?\b|\bdataloader\b"),
@@ -17,7 +20,15 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"killed by signal 9\b|(?:terminated|exited) with (?:exit )?code -9\b", 3,
               key=True),
          text(r"(?m)^(?:[^\n]*: line \d+: +\d+ )?Killed(?: +[^\n]*)?$", 2.5, key=True),
-         text(r"(?i)\bOOM\b|oom[-_ ]kill|out of memory|memory is too (?:little|small)", 0.5)),
+         text(r"(?i)\bOOM\b|oom[-_ ]kill|out of memory|memory is too (?:little|small)", 0.5),
+         # prose naming host memory next to a worker that exited unexpectedly
+         text(r"(?i)oom[-_ ]?kill|(?<!CUDA )(?<!cuda )\bout of (?:host |system |cpu )?"
+              r"(?:memory|RAM)|memory (?:usage )?(?:reach|hit)\w* 100|ran out of (?:RAM|memory)",
+              1.5, key=True),
+         text(r"exited unexpectedly", 1),
+         text(r"(?i)\bworkers?\b[^\n]{0,20}\bkilled\b(?! by signal)", 2, key=True),
+         text(r"(?i)memory (?:size|limit)|(?:insufficient|not enough|more|less) (?:RAM|memory)",
+              0.5)),
         "the kernel's OOM killer (or a container's memory limit) killed a worker with "
         "SIGKILL: the workers together used more memory than available. Python-object "
         "datasets grow in every worker over an epoch (copy-on-read)",
@@ -25,13 +36,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "killed; `loadertune doctor DATASET` then gives the max safe num_workers)",
         "fewer workers (doctor's max safe num_workers), a smaller prefetch_factor or batch, "
         "and keep data in numpy arrays/Arrow instead of Python lists and dicts",
-        priority=80, probes=("memory",)),
+        priority=80, probes=("memory",), min_score=2),
     Signature(
         "worker_segfault", "a worker crashed in native code (segmentation fault)",
         (text(WORKER_SIGNAL + r"Segmentation\s+fault", 3, key=True),
          text(phrase("Unexpected segmentation fault encountered in worker"), 3, key=True),
          text(r"Fatal Python error: Segmentation fault", 2.5, key=True),
-         text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True)),
+         text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True),
+         # prose ("seg fault", "segfault", SIGSEGV) next to a worker that exited unexpectedly
+         text(r"(?i)\bseg[ -]?faults?\b|\bSIGSEGV\b", 2, key=True),
+         text(r"exited unexpectedly", 1)),
         "a C extension (image/audio decoder, OpenCV, a library not fork-safe) crashed inside "
         "a worker",
         "`python -X faulthandler train.py` with num_workers=0 prints the native stack",
@@ -49,13 +63,12 @@ SIGNATURES: tuple[Signature, ...] = (
         detail="signal: {signal}", priority=70),
     Signature(
         "worker_exited", "a worker exited unexpectedly",
-        (text(r"DataLoader worker \(pid\(s\) (?P<pids>[\d, ]+)\) exited unexpectedly", 2.5,
-              key=True),
-         text(r"DataLoader worker \(pid (?P<pid>\d+)\) exited unexpectedly with exit code "
-              r"(?P<code>-?\d+)", 2.5, key=True),
-         text(r"DataLoader worker(?: \(pid[^)]*\))? exited unexpectedly", 2.5, key=True),
-         text(r"RuntimeError\('DataLoader worker \(pid\(s\) \{\}\) exited unexpectedly", 1.5,
-              key=True),
+        # one signal for every form (message, retyped title, the raising source line): the
+        # same event printed twice is not twice the evidence
+        (text(r"(?i)data ?loader worker(?: \(pid\(s\) (?P<pids>[\d, ]+)\)| \(pid (?P<pid>\d+)\)"
+              r"| \(pid[^)]*\))? exited unexpectedly(?: with exit code (?P<code>-?\d+))?"
+              r"|RuntimeError\(f?'DataLoader worker \(pid\(s\) \{\w*\}\) exited unexpectedly",
+              2.5, key=True),
          NUM_WORKERS_ZERO_WORKS),
         "a worker process ended without reporting an error: it crashed, was killed, or "
         "called exit (the signal is not always known)",
@@ -64,7 +77,8 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=50, probes=("memory", "shm")),
     Signature(
         "timeout", "DataLoader timed out",
-        (text(r"DataLoader timed out after (?P<seconds>[\d.]+) seconds", 3, key=True),),
+        (text(r"DataLoader timed out after (?P<seconds>[\d.]+) seconds", 3, key=True),
+         text(r"(?i)data ?loader (?:has )?timed? ?out\b", 2, key=True)),
         "no batch arrived within DataLoader(timeout=...): a worker is slow (slow storage, a "
         "huge item) or stuck (deadlock, waiting on a lock or network)",
         "`py-spy dump --pid <worker pid>` shows where a worker waits",
@@ -103,10 +117,30 @@ SIGNATURES: tuple[Signature, ...] = (
         "num_workers <= the suggested number (`loadertune doctor` computes what fits)",
         priority=58, probes=("cores",)),
     Signature(
+        "fork_no_memory", "starting a worker failed: fork could not reserve memory",
+        (text(r"OSError: \[Errno 12\] Cannot allocate memory", 2, key=True),
+         frame(r"popen_fork\.py in _launch$|in _launch$", 1.5),
+         text(r"self\.pid = os\.fork\(\)|os\.fork\(\)", 1),
+         frame(r"dataloader\.py in __init__$|process\.py in start$", 0.5)),
+        "fork has to reserve as much memory as the parent process holds; with a large "
+        "parent (a dataset in memory, a model on the CPU) and strict overcommit or a "
+        "container memory cap, the kernel refuses (ENOMEM) and the worker never starts",
+        "`cat /proc/sys/vm/overcommit_memory` (2 = strict) against the parent's RSS",
+        "fewer workers, keep the parent small before the loader starts (load data lazily), "
+        "multiprocessing_context='forkserver' or 'spawn', or allow overcommit",
+        priority=75, context=WORKERS_CONTEXT_FORK, probes=("memory",)),
+    Signature(
         "worker_exception", "your dataset or collate_fn raised in a worker",
-        (text(r"Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)", 1.5,
+        (text(r"(?i)Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)", 1.5,
               key=True),
-         text(r"Original Traceback \(most recent call last\)", 0.5)),
+         text(r"Original Traceback \(most recent call last\)", 0.5),
+         # torch < 1.2 re-raised the worker's traceback as the message of its exception type
+         text(r"(?m)^\w+(?:Error|Exception): '?Traceback \(most recent call last\)", 1.5,
+              key=True),
+         frame(r"in _worker_loop$", 0.5),
+         # the dataset's own code raised (num_workers=0, or the worker's traceback as printed)
+         frame(r"_utils/fetch\.py in (?:fetch|<listcomp>|__next__)$", 1, key=True),
+         frame(r"in __getitem__$|in __getitems__$|in __iter__$", 0.5)),
         "an exception in __getitem__/__iter__/collate_fn inside a worker; the part after "
         "'Original Traceback' is the real error",
         "rerun with num_workers=0: the same error is raised directly, with a plain traceback",
@@ -115,6 +149,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "dataloader_failure", "a DataLoader failed; the text does not show why",
         (frame(r"torch/utils/data/", 1, key=True),
+         text(r"(?i)\bdata ?loaders?\b", 1, key=True),
          text(r"DataLoader worker|_MultiProcessingDataLoaderIter|_worker_loop", 1, key=True),
          text(r"(?i)\bnum_?workers?\b", 1, key=True)),
         "the log shows a DataLoader failure but not its cause (cut off, or the real error "

@@ -1,0 +1,38 @@
+"""How the DataLoader is called: options that cannot go together, the iterator's API."""
+
+from __future__ import annotations
+
+from loadertune.explain.signature import Signature, text
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "invalid_loader_args", "DataLoader options that cannot go together",
+        (text(r"prefetch_factor option could only be specified in multiprocessing", 4,
+              key=True),
+         text(r"persistent_workers option needs num_workers > 0", 4, key=True),
+         text(r"num_workers option should be non-negative", 4, key=True),
+         text(r"timeout option should be non-negative", 4, key=True),
+         text(r"(?:sampler|batch_sampler|batch_size=None) option (?:is|disables auto-batching "
+              r"and is) mutually exclusive", 4, key=True),
+         text(r"DataLoader with IterableDataset: expected unspecified \w+ option", 4, key=True),
+         text(r"multiprocessing_context option should (?:specify a valid start method|be a "
+              r"valid context)", 4, key=True)),
+        "the DataLoader refuses a combination of options: prefetch_factor, persistent_workers "
+        "and timeout only apply to worker processes (num_workers > 0); shuffle and sampler, "
+        "batch_sampler and batch_size/shuffle/sampler/drop_last exclude each other; an "
+        "IterableDataset takes no sampler or shuffle",
+        "the DataLoader(...) call: the options the message names",
+        "drop the option the message names (prefetch_factor=None when num_workers=0; shuffle "
+        "inside the sampler; shard an IterableDataset yourself)",
+        priority=90),
+    Signature(
+        "iterator_next_removed", "the loader's iterator has no .next() method",
+        (text(r"'(?:_(?:MultiProcessing|SingleProcess)DataLoaderIter|DataLoader)' object has no "
+              r"attribute 'next'", 4, key=True),
+         text(r"(?i)(?:data_?iter|iterator|\w+_iter)\.next\(\)", 1)),
+        "DataLoader iterators are Python iterators: `it.next()` was an alias removed in torch "
+        "1.13 (old tutorials and notebooks still call it); a DataLoader itself never had it",
+        "the line that calls `.next()` on `iter(loader)`",
+        "use `next(it)` instead of `it.next()` (on a loader: `next(iter(loader))`)",
+        priority=90),
+)
