@@ -103,7 +103,7 @@ def run_case(case: Case, epochs: int, console: Console) -> Outcome:
         console.print(f"  {case.name}: fixed w{k}: {out.grid[f'w{k}']:.2f} s per epoch")
     out.oracle, out.oracle_epoch_s = min(out.grid.items(), key=lambda kv: kv[1])
     plain: list[list[int]] = []
-    reference = loader_for(case, 0)
+    reference = loader_for(case, case.start_workers)  # the plain loader it starts as
     for _ in range(epochs):
         epoch(reference, 0.0, plain)
     tuned = loadertune.autotune(loader_for(case, case.start_workers), store=False,

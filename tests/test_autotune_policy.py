@@ -51,8 +51,10 @@ def test_a_fed_loop_gives_workers_back_while_it_stays_fed() -> None:
     v = decide([window(6, wait=0.01)], BOUNDS, frozenset())
     assert v.kind == "shrink" and v.knobs == Knobs(4, 2)
     before = window(6, wait=0.01)
-    ok = window(4, wait=0.03, kind="shrink")
-    assert decide([before, ok], BOUNDS, frozenset()).kind == "keep"
+    ok = window(4, wait=0.03, kind="shrink")  # the wait grew by 2 points, throughput held
+    again = decide([before, ok], BOUNDS, frozenset())
+    assert again.kind == "shrink" and again.knobs == Knobs(2, 2)  # on to fewer still
+    assert decide([before, ok], BOUNDS, frozenset({Knobs(2, 2)})).kind == "keep"
     starving = window(4, wait=0.3, batches=80, kind="shrink")
     v = decide([before, starving], BOUNDS, frozenset())
     assert v.kind == "revert" and v.knobs == Knobs(6, 2)
@@ -61,6 +63,16 @@ def test_a_fed_loop_gives_workers_back_while_it_stays_fed() -> None:
 def test_min_workers_is_a_floor() -> None:
     v = decide([window(2, wait=0.0)], Bounds(2, 16, None), frozenset())
     assert v.knobs is None
+
+
+def test_a_loop_that_always_waits_a_little_still_gives_workers_back() -> None:
+    """Receiving a batch costs ~5 % of a 30 ms step whatever the worker count: a shrink that
+    keeps that wait and the throughput stays."""
+    before = window(8, wait=0.05, batches=100)
+    v = decide([before], BOUNDS, frozenset())
+    assert v.kind == "shrink" and v.knobs == Knobs(5, 2)
+    after = window(5, wait=0.055, batches=100, kind="shrink")
+    assert decide([before, after], BOUNDS, frozenset()).kind == "shrink"
 
 
 def test_memory_over_the_budget_shrinks_to_what_fits() -> None:
@@ -75,3 +87,17 @@ def test_growth_is_held_by_the_memory_budget() -> None:
     cur = window(4, wait=0.5, memory=950 * MiB, worker=130 * MiB)
     v = decide([cur], bounds, frozenset())
     assert v.kind == "prefetch"  # 6 workers would need ~1210 MiB
+
+
+def test_the_hand_over_floor_is_not_counted_as_starving() -> None:
+    """16 workers leave ~1 ms of hand-over per 5 ms step (16 %): not starving once an earlier
+    window showed that floor, so neither more workers nor a deeper prefetch are tried."""
+    bounds = Bounds(0, 32, None)
+    first = window(16, wait=0.10, step=0.5, batches=100, kind="grow")
+    v = decide([first], bounds, frozenset())
+    assert v.kind == "grow"  # no floor known yet: the whole wait counts
+    second = window(16, wait=0.105, step=0.5, batches=100, kind="grow", first=False)
+    v = decide([first, second], bounds, frozenset({Knobs(24, 2)}))
+    assert v.kind == "keep" and "beyond a batch's hand-over" in v.why
+    started = window(16, wait=0.105, step=0.5, batches=100, first=False)  # not grown into
+    assert decide([first, started], bounds, frozenset()).kind == "shrink"

@@ -24,7 +24,7 @@ from loadertune.autotune.policy import Bounds, Verdict, Window, decide
 from loadertune.autotune.rebuild import Knobs, inner_loader
 from loadertune.trial.sampler import process_memory
 
-WINDOW_BATCHES = 8     # at least this many batches (and 2 per worker) make a window...
+WINDOW_BATCHES = 8     # at least this many batches (and one per worker) make a window...
 WINDOW_S = 0.5         # ...and at least this long
 Policy = Callable[[list[Window], Bounds, frozenset[Knobs]], Verdict]
 
@@ -179,7 +179,7 @@ class AutotunedLoader:
                 meter.add(t1 - t0, clock() - t1)
                 pos += 1
                 if self._pending is None and meter.full(
-                        max(self.window_batches, 2 * self.knobs.num_workers), self.window_s):
+                        max(self.window_batches, self.knobs.num_workers), self.window_s):
                     verdict = self._close_window(meter)
                     meter = self._meter(first=False)
                     if verdict.knobs is not None and verdict.knobs != self.knobs:
@@ -194,7 +194,7 @@ class AutotunedLoader:
 
     def _meter(self, first: bool = True) -> _Meter:
         k = self.knobs
-        warmup = 1 + k.num_workers * (k.prefetch_factor or 2) if first else 0
+        warmup = 1 + k.num_workers if first else 0  # start-up and the first round of batches
         return _Meter(k, self._kind, warmup, first)
 
     def _start(self, items: list[Any] | None, pos: int) -> Iterator[Any]:

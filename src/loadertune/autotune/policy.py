@@ -10,11 +10,14 @@ memory. The rules, in order:
    a grow stays only if it raised throughput beyond the noise; a shrink only if the loop still
    hardly waits and throughput held. Otherwise back to the previous setting, and the rejected
    one is never tried again.
-3. **grow** — the loop waits for data more than ``STARVED`` of the time: more workers (as many
-   as would end the wait if throughput scaled with them, x1.5 to x4 a step), or once more
-   workers are known not to help, a deeper prefetch.
-4. **shrink** — the loop almost never waits: fewer workers (/1.5), giving memory and cores
-   back to the step, as long as that keeps it fed.
+3. **grow** — the loop waits for data more than ``STARVED`` of its time beyond what receiving a
+   batch from a worker costs anyway (the least wait per batch seen with workers): more workers
+   (as many as would end the wait if throughput scaled with them, x1.5 to x4 a step), or, when
+   more workers are known not to help and the loop still starves badly, a deeper prefetch.
+4. **shrink** — the loop hardly starves (under half that): fewer workers (/1.5), giving memory
+   and cores back to the step, kept only while throughput holds and the wait does not grow. A
+   setting that a grow just paid for is left alone unless the loop has stopped waiting
+   altogether (the step became the bottleneck).
 5. otherwise keep the setting.
 """
 
@@ -26,9 +29,9 @@ from dataclasses import dataclass
 
 from loadertune.autotune.rebuild import Knobs
 
-STARVED = 0.10      # the loop waits for data this share of its time: grow
-FED = 0.02          # ...below this share: try fewer workers
-KEEP_FED = 0.05     # a shrink stays while the wait share stays below this
+STARVED = 0.10      # the loop waits for data this share of its time: grow; below it, shrink
+WAIT_SLACK = 0.03   # a shrink stays while the wait share grows by less than this
+FED = 0.02          # a setting a grow paid for is shrunk only once the loop waits under this
 GAIN = 0.05         # a grow must raise throughput by this much to stay
 HOLD = 0.97         # a shrink must keep this share of the throughput
 MAX_PREFETCH = 8
@@ -100,7 +103,7 @@ def decide(windows: Sequence[Window], bounds: Bounds, rejected: frozenset[Knobs]
             kept = _judge(cur, before)
             if kept is not None:
                 return kept
-    share = cur.wait_share
+    share = starved_share(cur, windows)
     if share > STARVED:
         up = Knobs(grow(k, share), cur.knobs.prefetch_factor if k else None)
         if up.num_workers <= bounds.max_workers and up not in rejected and _fits(cur, up, bounds):
@@ -108,20 +111,42 @@ def decide(windows: Sequence[Window], bounds: Bounds, rejected: frozenset[Knobs]
                            f"data with {cur.knobs.label()}: trying {up.label()}")
         pf = (cur.knobs.prefetch_factor or 2) * 2
         deeper = Knobs(k, pf)
-        if k and pf <= MAX_PREFETCH and deeper not in rejected:
+        if k and share > 2 * STARVED and pf <= MAX_PREFETCH and deeper not in rejected:
             return Verdict(deeper, "prefetch", f"the loop waited {100 * share:.0f}% of its "
                            f"time and more workers did not help: trying {deeper.label()}")
         return Verdict(None, "keep", f"the loop waits {100 * share:.0f}% of its time, and "
                        "no setting left to try helps")
-    if share < FED and k > bounds.min_workers:
+    grown_into = any(w.knobs == cur.knobs and w.kind == "grow" for w in windows)
+    if (k > bounds.min_workers and share < STARVED / 2
+            and (not grown_into or cur.wait_share < FED)):
         down = Knobs(max(shrink(k), bounds.min_workers), cur.knobs.prefetch_factor)
         if down.num_workers == 0:
             down = Knobs(0)
         if down not in rejected:
             return Verdict(down, "shrink", f"the loop waited only {100 * share:.1f}% of its "
-                           f"time with {cur.knobs.label()}: trying {down.label()}")
+                           f"time for data beyond a batch's hand-over with "
+                           f"{cur.knobs.label()}: trying {down.label()}")
     return Verdict(None, "keep", f"{cur.knobs.label()}: the loop waits "
-                   f"{100 * share:.1f}% of its time")
+                   f"{100 * share:.1f}% of its time beyond a batch's hand-over")
+
+
+def handover_floor(windows: Sequence[Window]) -> float:
+    """The least wait per batch seen with workers: what receiving a batch from a worker costs
+    the loop whatever the worker count (0 until a setting with workers was measured)."""
+    per_batch = [w.wait_s / w.batches for w in windows if w.knobs.num_workers and w.batches]
+    return min(per_batch, default=0.0)
+
+
+def starved_share(cur: Window, windows: Sequence[Window]) -> float:
+    """The share of the loop's time spent waiting beyond the hand-over floor of the windows
+    before it: waiting that more workers (or a deeper prefetch) could remove."""
+    busy = cur.wait_s + cur.step_s
+    if busy <= 0:
+        return 0.0
+    floor = handover_floor(windows[:-1]) if cur.knobs.num_workers else 0.0
+    if floor * cur.batches > cur.wait_s:
+        floor = 0.0  # this window beats every floor seen: it may be starved all the same
+    return max(cur.wait_s - floor * cur.batches, 0.0) / busy
 
 
 def _last_at(windows: Sequence[Window], match) -> Window | None:  # type: ignore[no-untyped-def]
@@ -139,7 +164,8 @@ def _judge(cur: Window, before: Window) -> Verdict | None:
         return Verdict(before.knobs, "revert", f"{cur.knobs.label()} gave {cur.rate:,.1f} "
                        f"batches/s vs {before.rate:,.1f} with {before.knobs.label()}: no gain, "
                        "back")
-    if cur.wait_share < KEEP_FED and cur.rate >= before.rate * HOLD:
+    if (cur.wait_share < min(before.wait_share + WAIT_SLACK, STARVED)
+            and cur.rate >= before.rate * HOLD):
         return None
     return Verdict(before.knobs, "revert", f"{cur.knobs.label()} let the loop wait "
                    f"{100 * cur.wait_share:.0f}% ({cur.rate:,.1f} batches/s vs "
