@@ -25,7 +25,7 @@ from pathlib import Path
 
 BLOCKED = frozenset({"resource", "fcntl", "termios", "pwd", "grp", "pty", "tty"})
 POSIX_ONLY = {
-    os: ("killpg", "setsid", "setpgid", "getpgid", "getpgrp", "fork", "forkpty", "getuid",
+    os: ("killpg", "setsid", "setpgid", "getpgid", "getpgrp", "fork", "forkpty",
          "geteuid", "getgid", "sched_getaffinity", "sched_setaffinity", "posix_fadvise",
          "wait3", "wait4", "WNOHANG"),
     signal: ("SIGKILL", "SIGCHLD", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM",
