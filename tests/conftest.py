@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing.resource_tracker
 import multiprocessing.util
@@ -86,6 +87,16 @@ def _wait_for(check, timeout: float = 10.0):  # type: ignore[no-untyped-def]
         time.sleep(0.05)
 
 
+def _fd_targets(before: dict[int, str] | None = None) -> dict[int, str]:
+    """Open descriptors and what they point at (Linux), less those in ``before``."""
+    found: dict[int, str] = {}
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                found[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+    return {fd: t for fd, t in found.items() if not before or before.get(fd) != t}
+
+
 @pytest.fixture(autouse=True)
 def no_leaks(tmp_path_factory: pytest.TempPathFactory,
              monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
@@ -97,6 +108,7 @@ def no_leaks(tmp_path_factory: pytest.TempPathFactory,
     shm_before = _shm()
     gc.collect()
     fds_before = psutil.Process().num_fds()
+    fd_set = _fd_targets()
     yield tmp
     gc.collect()  # a DataLoader in a reference cycle keeps its workers until collected
     leftover = _wait_for(lambda: _children() - children_before)
@@ -109,4 +121,4 @@ def no_leaks(tmp_path_factory: pytest.TempPathFactory,
     assert not temp_left, f"temp files left behind: {temp_left}"
     gc.collect()
     fds_after = _wait_for(lambda: max(psutil.Process().num_fds() - fds_before, 0), 2.0)
-    assert not fds_after, f"{fds_after} file descriptors left open"
+    assert not fds_after, f"{fds_after} file descriptors left open: {_fd_targets(fd_set)}"

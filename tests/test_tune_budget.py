@@ -76,6 +76,20 @@ def test_memory_model_projects_copy_on_read_growth() -> None:
     assert grown.per_worker <= 66 * MiB + 1000 * MiB
 
 
+def test_memory_that_does_not_grow_with_reading_is_not_projected() -> None:
+    """w1 read twice the items w2's workers did, yet holds the same: a cache built on first
+    use, not copy-on-read; so no growth is projected over the rest of the dataset."""
+    w0 = result(LoaderConfig(batch_size=8), 100.0, main=1000 * MiB)
+    w1 = result(LoaderConfig(num_workers=1, batch_size=8, persistent_workers=True), 120.0,
+                main=1000 * MiB, per_worker=96 * MiB)
+    w2 = result(LoaderConfig(num_workers=2, batch_size=8, persistent_workers=True), 150.0,
+                main=1000 * MiB, per_worker=96 * MiB)
+    model = memory_model([w0, w1, w2], "fork", dataset_len=4000)
+    assert model.growth == 0 and model.per_worker == 96 * MiB
+    w1_grew = replace(w1, memory=replace(w1.memory, worker_uss=[200 * MiB]))
+    assert memory_model([w0, w1_grew, w2], "fork", dataset_len=4000).growth > 0
+
+
 def test_plan_windows_are_whole_rounds_of_workers() -> None:
     probe = ItemProbe(items=16, wall_s=0.02, cpu_s=0.0004)
     for k in (2, 3, 8, 32):

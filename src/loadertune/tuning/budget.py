@@ -93,13 +93,14 @@ def memory_model(results: Sequence[TrialResult], start_method: str,
     mains = [_main(r) for r in results]
     main = max([m for m in mains if m], default=main_estimate)
     per_worker, growth, measured = floor, 0, False
+    grows = _grows_with_reading(results, floor)
     for r in results:
         k = r.config.num_workers
         if k == 0 or not r.memory.total:
             continue
         marginal = max(r.memory.total - main, 0) // k
         own = r.memory.per_worker or 0
-        extra = _growth(r, own, floor, main, dataset_len)
+        extra = _growth(r, own, floor, main, dataset_len) if grows else 0
         cost = max(marginal, own) + extra
         if not measured or cost > per_worker:
             per_worker, growth = cost, extra
@@ -112,6 +113,24 @@ def _main(r: TrialResult) -> int:
     if mem.main_pss is not None:
         return mem.main_pss
     return mem.main_rss if r.config.num_workers else mem.total
+
+
+READ_RATIO = 1.5    # two trials whose workers read this many times more items...
+FLAT_MEMORY = 1.25  # ...yet hold less than this many times more memory: it does not grow
+
+
+def _grows_with_reading(results: Sequence[TrialResult], floor: int) -> bool:
+    """False when the trials show a worker's own memory does not grow with the items it read
+    (a cache built on first use, a model loaded in worker_init_fn): a worker that read far more
+    items holds about the same. True (growth assumed) while no pair of trials tells."""
+    seen = [(r.batches * r.config.batch_size / r.config.num_workers,
+             (r.memory.per_worker or 0) - floor)
+            for r in results if r.config.num_workers and r.batches > 0
+            and (r.memory.per_worker or 0) > floor]
+    if len(seen) < 2:
+        return True
+    least, most = min(seen), max(seen)
+    return not (most[0] >= READ_RATIO * least[0] and most[1] <= FLAT_MEMORY * least[1])
 
 
 def _growth(r: TrialResult, own: int, floor: int, main: int, dataset_len: int | None) -> int:

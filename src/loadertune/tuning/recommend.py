@@ -32,6 +32,10 @@ def recommend(space: Space, results: Sequence[TrialResult]) -> Recommendation:
     fitting, dropped = _within_budget(space, results)
     best = pick(fitting)
     notes: list[str] = list(dropped)
+    if best is None and dropped:
+        return Recommendation(space.config(0), None,
+                              f"every measured config was left out by the memory budget "
+                              f"({why}); num_workers=0 is the safe default", tuple(dropped))
     if best is None:
         failed = next((r for r in results if r.failure is not None), None)
         detail = (f": {failed.config.label()} {failed.failure.kind}: {failed.failure.message}"
