@@ -1,8 +1,14 @@
 """AutotuneCallback: a real Lightning ``Trainer.fit`` on slow items, starting with no worker,
-changes its loader's settings during fit and finishes, on exactly the plain loader's batches."""
+changes its loader's settings during fit and finishes, on exactly the plain loader's batches;
+under torchrun with DDP, Lightning's DistributedSampler still shards and the ranks agree.
+
+This file is also the DDP training script torchrun runs (``python this_file.py OUT_JSON``).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from pathlib import Path
 
@@ -11,6 +17,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 pl = pytest.importorskip("lightning.pytorch")
+
+from _lt import run  # noqa: E402
 
 from loadertune.autotune.lightning import AutotuneCallback  # noqa: E402
 
@@ -81,3 +89,41 @@ def test_without_lightning_the_import_says_how_to_install_it(monkeypatch) -> Non
     with pytest.raises(LoadertuneError, match=r"loadertune\[lightning\]"):
         importlib.import_module("loadertune.autotune.lightning")
     sys.modules.pop("loadertune.autotune.lightning", None)
+
+
+def ddp(out_json: str) -> None:
+    """One torchrun rank of a 2-process DDP fit; Lightning injects the DistributedSampler."""
+    callback = AutotuneCallback(store=False, report=False)
+    module = Tiny()
+    fit = pl.Trainer(max_epochs=EPOCHS, accelerator="cpu", devices=2, strategy="ddp",
+                     logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                     enable_model_summary=False, callbacks=[callback])
+    fit.fit(module, DataLoader(SlowItems(), batch_size=4, shuffle=True))
+    [tuned] = callback.loaders
+    out = {"seen": module.seen, "finished": fit.state.finished,
+           "sampler": type(tuned.sampler).__name__,
+           "changes": [[c.epoch, c.batch, c.before, c.after, c.kind] for c in tuned.history]}
+    Path(f"{out_json}.{fit.global_rank}").write_text(json.dumps(out))
+
+
+@pytest.mark.timeout(240)
+def test_ddp_under_torchrun_keeps_lightnings_sampler_and_the_ranks_agree(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           __file__, str(out)]
+    proc = run(cmd, timeout=220, cwd=str(tmp_path),
+               extra_env={"OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    first, second = (json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1))
+    assert first["finished"] and second["finished"]
+    assert first["sampler"] == "DistributedSampler"
+    assert len(first["seen"]) == len(second["seen"]) == EPOCHS * 24  # 192 / 2 ranks / 4
+    for epoch in range(EPOCHS):  # each epoch: the ranks share the items, each once
+        part = slice(24 * epoch, 24 * (epoch + 1))
+        items = [i for b in first["seen"][part] + second["seen"][part] for i in b]
+        assert sorted(items) == list(range(192))
+    assert first["changes"] and first["changes"] == second["changes"]
+
+
+if __name__ == "__main__":
+    ddp(sys.argv[1])
