@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv (if missing) and install loadertune with its test tools.
+# Create .venv (if missing) and install loadertune with its test tools and the optional
+# integrations (Lightning, Hugging Face) whose tests otherwise skip.
 # torch is pinned to the CPU build 2.13.0 so that no multi-GB CUDA build is downloaded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,4 @@ fi
 # Elsewhere, point TORCH_INDEX at https://download.pytorch.org/whl/cpu to get the CPU build.
 .venv/bin/python -m pip install -qq --disable-pip-version-check \
   ${TORCH_INDEX:+--extra-index-url "$TORCH_INDEX"} "torch==2.13.0"
-.venv/bin/python -m pip install -qq --disable-pip-version-check -e ".[test]"
+.venv/bin/python -m pip install -qq --disable-pip-version-check -e ".[test,lightning,hf]"
