@@ -1,9 +1,15 @@
 """AutotuneCallback for the Hugging Face Trainer: a real Trainer on slow items (a datasets
 transform that sleeps), starting with no worker, changes its loader's settings while it
-trains, through accelerate's DataLoaderShard, on exactly the batches it would have seen."""
+trains, through accelerate's DataLoaderShard, on exactly the batches it would have seen; under
+torchrun, accelerate still shards and the ranks change together.
+
+This file is also the training script torchrun runs (``python this_file.py OUT_JSON``).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +20,7 @@ pytest.importorskip("datasets")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("accelerate")
 
+from _lt import run  # noqa: E402
 from datasets import Dataset  # noqa: E402
 
 from loadertune.autotune.hf import AutotuneCallback, TunedBase  # noqa: E402
@@ -88,3 +95,40 @@ def test_without_transformers_the_import_says_how_to_install_it(monkeypatch) -> 
     monkeypatch.delitem(sys.modules, "loadertune.autotune.hf")
     with pytest.raises(LoadertuneError, match=r"loadertune\[hf\]"):
         importlib.import_module("loadertune.autotune.hf")
+
+
+def ranks(out_json: str) -> None:
+    """One torchrun rank: accelerate shards the 280 rows between the 2 ranks (35 steps an
+    epoch each), over 2 epochs."""
+    callback = AutotuneCallback(store=False, report=False)
+    model = train(Path(out_json).parent, [callback])
+    import torch.distributed as dist
+
+    tuned = callback.loader
+    assert tuned is not None
+    out = {"seen": model.seen, "sampler": type(tuned.batch_sampler).__name__,
+           "changes": [[c.epoch, c.batch, c.before, c.after, c.kind] for c in tuned.history]}
+    Path(f"{out_json}.{dist.get_rank()}").write_text(json.dumps(out))
+
+
+@pytest.mark.timeout(240)
+def test_under_torchrun_accelerate_still_shards_and_the_ranks_agree(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           __file__, str(out)]
+    proc = run(cmd, timeout=220, cwd=str(tmp_path),
+               extra_env={"OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path),
+                          "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    first, second = (json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1))
+    assert first["sampler"] == "BatchSamplerShard"
+    assert len(first["seen"]) == len(second["seen"]) == STEPS
+    for epoch in range(2):  # each epoch: the ranks share the rows, each once
+        part = slice(35 * epoch, 35 * (epoch + 1))
+        rows = [i for b in first["seen"][part] + second["seen"][part] for i in b]
+        assert sorted(rows) == list(range(280))
+    assert first["changes"] and first["changes"] == second["changes"]
+
+
+if __name__ == "__main__":
+    ranks(sys.argv[1])
