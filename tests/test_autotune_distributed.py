@@ -82,8 +82,10 @@ def train(mode: str, out_json: str) -> None:
 
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
     rank = dist.get_rank()
-    if mode == "policy":  # the real policy: slow items, starting with no worker
+    if mode in ("policy", "nodes"):  # the real policy: slow items, starting with no worker
         make, options = (lambda: _loader(192, 0.004)), {}
+        if mode == "nodes":  # each rank a node of its own, as on 2 machines
+            os.environ["GROUP_RANK"] = str(rank)
     else:  # rank 1's workers die with 3 workers: both ranks must go back and agree
         make = lambda: _loader(192, 0.0, kill_at=3)  # noqa: E731
         options = {"policy": scripted([Knobs(2, 2), Knobs(3, 2), Knobs(1, 2)]),
@@ -95,6 +97,7 @@ def train(mode: str, out_json: str) -> None:
     out = {"rank": rank, "same": got == plain, "batches": len(got),
            "knobs": tuned.knobs.label(), "rejected": sorted(k.label() for k in tuned.rejected),
            "window_s": tuned.window_s, "windows": len(tuned.windows),
+           "group": list(tuned.sync.ranks) if tuned.sync else None,
            "changes": [[c.epoch, c.batch, c.before, c.after, c.kind] for c in tuned.history],
            "whys": [c.why for c in tuned.history]}
     Path(f"{out_json}.{rank}").write_text(json.dumps(out))
@@ -125,6 +128,7 @@ def test_ranks_change_together_at_the_same_batch_with_the_real_policy(tmp_path: 
     assert first["changes"][0][2] == "w0" and first["changes"][0][4] == "grow"
     assert first["changes"] == second["changes"]  # same change, same epoch, same batch
     assert first["knobs"] == second["knobs"] and first["windows"] == second["windows"]
+    assert first["group"] == second["group"] == [0, 1]
     changes = [line for line in stderr.splitlines() if line.startswith("autotune: ")
                and " → " in line]
     assert len(changes) == len(first["changes"])  # only the node's first rank reports
@@ -142,6 +146,15 @@ def test_a_failure_on_one_rank_is_rolled_back_on_both(tmp_path: Path) -> None:
     assert first["changes"][3] == second["changes"][3]  # ...and together again afterwards
     assert first["rejected"] == second["rejected"] == ["w3 pf2"]
     assert first["knobs"] == second["knobs"] == "w1 pf2"
+
+
+@pytest.mark.timeout(150)
+def test_nodes_tune_apart_in_groups_of_their_own(tmp_path: Path) -> None:
+    results, _ = torchrun(tmp_path, "nodes", timeout=140)
+    for rank, result in enumerate(results):
+        assert result["group"] == [rank]  # its node's group holds it alone
+        assert result["same"] and result["batches"] == EPOCHS * 24
+        assert result["changes"] and result["changes"][0][2] == "w0"
 
 
 if __name__ == "__main__":
