@@ -51,11 +51,11 @@ class Tiny(pl.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=1e-3)
 
 
-def trainer(tmp_path: Path, callbacks: list) -> pl.Trainer:  # type: ignore[type-arg]
+def trainer(tmp_path: Path, callbacks: list, reload: int = 0) -> pl.Trainer:  # type: ignore[type-arg]
     return pl.Trainer(max_epochs=EPOCHS, accelerator="cpu", devices=1, logger=False,
                       enable_checkpointing=False, enable_progress_bar=False,
                       enable_model_summary=False, default_root_dir=tmp_path,
-                      callbacks=callbacks)
+                      callbacks=callbacks, reload_dataloaders_every_n_epochs=reload)
 
 
 @pytest.mark.timeout(240)
@@ -74,6 +74,36 @@ def test_fit_changes_the_loader_settings_and_finishes(tmp_path: Path) -> None:
     assert tuned.knobs.num_workers > 0
     assert fit.train_dataloader is tuned  # Lightning iterated the autotuned loader
     assert module.seen == plain.seen and len(module.seen) == EPOCHS * 48  # the same batches
+
+
+class Starts(AutotuneCallback):
+    """Records the setting each autotuned loader starts with."""
+
+    starts: list[str]
+
+    def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        before = list(self.loaders)
+        super().on_train_epoch_start(trainer, pl_module)
+        if self.loaders != before:
+            self.starts = [*getattr(self, "starts", []), self.loaders[0].knobs.label()]
+
+
+@pytest.mark.timeout(240)
+def test_a_loader_lightning_rebuilds_is_wrapped_again_where_the_last_ended(
+        tmp_path: Path) -> None:
+    class Module(Tiny):
+        def train_dataloader(self) -> DataLoader:
+            return DataLoader(SlowItems(), batch_size=4)
+
+    callback = Starts(store=False, report=False)
+    module = Module()
+    fit = trainer(tmp_path, [callback], reload=1)
+    fit.fit(module)
+    assert fit.state.finished and len(callback.starts) == EPOCHS  # a new loader every epoch
+    assert callback.starts[0] == "w0" and callback.starts[1] != "w0"  # it had grown
+    [tuned] = callback.loaders
+    assert fit.train_dataloader is tuned
+    assert [i for b in module.seen for i in b] == list(range(192)) * EPOCHS
 
 
 def test_without_lightning_the_import_says_how_to_install_it(monkeypatch) -> None:  # type: ignore[no-untyped-def]
