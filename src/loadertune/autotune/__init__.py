@@ -9,7 +9,8 @@ print(tuned.config, tuned.history)           # DataLoader kwargs now; each chang
 ```
 
 The batches are exactly the plain loader's (see `feed.py`); what changes is how many worker
-processes load them and how far ahead.
+processes load them and how far ahead. Under ``torch.distributed`` the ranks of a node change
+together, at the same batch (see `distributed.py`); every rank must wrap its loader.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ def autotune(loader: DataLoader, *, memory_budget: int | str | None = None,
     ``torchrun`` ranks of a node); ``start`` DataLoader kwargs to begin with (default: the
     history's last final setting for this dataset and machine, else the loader's own);
     ``store`` a history file, False for none; ``report`` prints each change and the final
-    ``DataLoader(...)`` line.
+    ``DataLoader(...)`` line. Under ``torch.distributed`` (a collective then: call it on every
+    rank) the ranks of a node agree on every change, and only the node's first rank reports.
     """
+    from loadertune.autotune.distributed import NodeAgreement, is_distributed
     from loadertune.autotune.session import bounds_for, open_session
 
     if not isinstance(loader, DataLoader):
@@ -47,9 +50,14 @@ def autotune(loader: DataLoader, *, memory_budget: int | str | None = None,
     if not isinstance(min_workers, int) or min_workers < 0:
         raise ConfigError(f"min_workers must be an integer >= 0, got {min_workers!r}")
     bounds = bounds_for(memory_budget, max_workers, min_workers)
-    session = open_session(loader, store, report)
+    sync = NodeAgreement.create() if is_distributed() else None
+    lead = sync is None or sync.is_leader
+    session = open_session(loader, store if lead else False, report and lead)
     knobs = session.start_knobs(start, knobs_of(loader), bounds)
-    tuned = AutotunedLoader(loader, knobs, bounds, on_change=session.on_change, **options)
+    if sync is not None:
+        bounds, knobs = sync.share(bounds, knobs)
+    tuned = AutotunedLoader(loader, knobs, bounds, on_change=session.on_change, sync=sync,
+                            **options)
     session.attach(tuned)
     return tuned
 

@@ -15,7 +15,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torch.utils.data import DataLoader, IterableDataset
 
@@ -23,6 +23,9 @@ from loadertune.autotune.feed import EpochOrder, Feed
 from loadertune.autotune.policy import Bounds, Verdict, Window, decide
 from loadertune.autotune.rebuild import Knobs, inner_loader
 from loadertune.trial.sampler import process_memory
+
+if TYPE_CHECKING:
+    from loadertune.autotune.distributed import NodeAgreement
 
 WINDOW_BATCHES = 8     # at least this many batches (and one per worker) make a window...
 WINDOW_S = 0.5         # ...and at least this long
@@ -79,13 +82,15 @@ class AutotunedLoader:
     def __init__(self, loader: DataLoader, knobs: Knobs, bounds: Bounds, *,
                  policy: Policy = decide, window_batches: int = WINDOW_BATCHES,
                  window_s: float = WINDOW_S,
-                 on_change: Callable[[Change], None] | None = None) -> None:
+                 on_change: Callable[[Change], None] | None = None,
+                 sync: NodeAgreement | None = None) -> None:
         self.loader = loader
         self.bounds = bounds
         self.knobs = knobs
         self.policy = policy
         self.window_batches = window_batches
-        self.window_s = window_s
+        self.sync = sync  # the node's ranks, agreeing on every window (see distributed.py)
+        self.window_s = 0.0 if sync is not None else window_s  # ranks close windows alike
         self.on_change = on_change
         self.history: list[Change] = []
         self.windows: list[Window] = []
@@ -99,6 +104,7 @@ class AutotunedLoader:
         self._started: float | None = None
         self._good: Knobs = knobs
         self._kind = "start"
+        self._agreed = (knobs, "start")  # with ranks: the setting they last agreed on
         self.on_epoch: Callable[[AutotunedLoader], None] | None = None
 
     # --- the loader's face ------------------------------------------------------------------
@@ -172,30 +178,36 @@ class AutotunedLoader:
                         raise
                     failed_at = pos
                     self._fail(err, epoch, pos)
-                    it, meter = None, self._meter()
+                    it = None  # with ranks, keep counting: the window closes where theirs do
+                    meter = self._meter() if self.sync is None else meter
                     continue
                 t1 = clock()
                 yield batch
                 meter.add(t1 - t0, clock() - t1)
                 pos += 1
                 if self._pending is None and meter.full(
-                        max(self.window_batches, self.knobs.num_workers), self.window_s):
+                        max(self.window_batches, meter.knobs.num_workers), self.window_s):
                     verdict = self._close_window(meter)
-                    meter = self._meter(first=False)
-                    if verdict.knobs is not None and verdict.knobs != self.knobs:
-                        if self._iterable:
-                            self._pending = verdict  # applied when this epoch ends
-                        else:
+                    if verdict.knobs is None or verdict.knobs == meter.knobs:
+                        meter = self._meter(first=False)
+                    elif self._iterable:
+                        self._pending = verdict  # applied when this epoch ends
+                        meter = self._meter(first=False)
+                    else:
+                        if verdict.knobs != self.knobs:  # (a failed rank is there already)
                             self._apply(verdict, pos, epoch)
-                            it, meter = None, self._meter()
+                            it = None
+                        self._agreed = (self.knobs, self._kind)
+                        meter = self._meter()
         except (Exception, KeyboardInterrupt):
             self._drop_inner()  # Ctrl-C or an error: no worker outlives the loop
             raise
 
     def _meter(self, first: bool = True) -> _Meter:
-        k = self.knobs
+        # with ranks, a rank whose workers failed still counts as the others do until told
+        k, kind = self._agreed if self.sync is not None else (self.knobs, self._kind)
         warmup = 1 + k.num_workers if first else 0  # start-up and the first round of batches
-        return _Meter(k, self._kind, warmup, first)
+        return _Meter(k, kind, warmup, first)
 
     def _start(self, items: list[Any] | None, pos: int) -> Iterator[Any]:
         """An iterator over the epoch's batches from ``pos`` with the current settings, reusing
@@ -228,6 +240,11 @@ class AutotunedLoader:
         memory, worker = self._memory()
         window = Window(meter.knobs, meter.kind, meter.batches, meter.wait_s, meter.step_s,
                         time.perf_counter() - meter.started, memory, worker, meter.first)
+        if self.sync is not None:  # the node's window, the same on each of its ranks
+            window, failed = self.sync.agree(window, failed=self.knobs != meter.knobs)
+            if failed:
+                return Verdict(self._good, "revert", f"{meter.knobs.label()} failed on rank "
+                               f"{failed[0]}: back to {self._good.label()}, never tried again")
         self.windows.append(window)
         self._good = self.knobs
         return self.policy(self.windows, self.bounds, frozenset(self.rejected))
@@ -254,6 +271,7 @@ class AutotunedLoader:
                             self.elapsed()))
         self.knobs = verdict.knobs
         self._kind = verdict.kind
+        self._agreed = (self.knobs, self._kind)
 
     def _fail(self, err: BaseException, epoch: int, pos: int) -> None:
         """A setting that broke (a worker killed, out of memory): back to the last good one,
