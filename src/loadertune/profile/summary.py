@@ -54,6 +54,14 @@ def _library(label: str) -> str:
     return f"{where.split('/', 1)[0].split(':', 1)[0].removesuffix('.py')} {func}".strip()
 
 
+def result_line(result: Any) -> str | None:
+    """`profile_line` of a `TrialResult` (or None), naming its config; None without one."""
+    if result is None:
+        return None
+    line = profile_line(getattr(result, "profile", None) or [])
+    return None if line is None else f"{line} ({result.config.label()})"
+
+
 def profile_line(profile: list[dict[str, Any]], most: int = 5) -> str | None:
     """``where worker time goes: 61 % ds.py:28 __getitem__ → numpy tanh, 22 % collate, …``"""
     if not profile:
