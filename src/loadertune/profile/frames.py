@@ -56,7 +56,7 @@ def short_path(filename: str) -> str:
     for marker in _PACKAGE_DIRS:
         if marker in filename:
             return filename.rsplit(marker, 1)[1]
-    for root in (*_LIBRARY_ROOTS, os.path.dirname(_OWN_PACKAGE) + os.sep):
+    for root in (*_LIBRARY_ROOTS, os.path.dirname(_OWN_PACKAGE.rstrip(os.sep)) + os.sep):
         if filename.startswith(root):
             return filename[len(root):]
     try:

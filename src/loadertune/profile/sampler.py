@@ -3,7 +3,9 @@
 A daemon thread looks at the main thread's current frame every ``interval_s``
 (``sys._current_frames()``), finds the innermost own frame (see `frames.is_own`) and the
 innermost frame overall, and adds the wall time since the last look, and the main thread's CPU
-time over it (its per-thread clock, where the OS has one), to that pair. Every ``flush_s`` it
+time over it (its per-thread clock, where the OS has one), to that pair; a worker's feeder
+thread (multiprocessing's, which pickles and sends its batches) is looked at too, and its busy
+time credited to hand-over. Every ``flush_s`` it
 writes the totals and the main thread's current stack to ``DIR/stack-PID.json`` (written to a
 temporary name, then renamed), so the trial process can read a worker's profile, or the stack
 of a worker that hangs, without asking it anything. The file is the only thing it leaves; the
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
 
-from loadertune.profile.frames import OTHER, OWN, Frame, role, stack_of
+from loadertune.profile.frames import HANDOVER, OTHER, OWN, Frame, role, stack_of
 
 FLUSH_S = 0.5
 PROFILE_INTERVAL_S = 0.005  # a look every 5 ms
@@ -62,6 +64,7 @@ class StackSampler(threading.Thread):
         self.totals: dict[Key, list[float]] = {}
         self.roles: dict[CodeType, str] = {}
         self.running = True
+        self.feeder: tuple[int, Callable[[], float] | None, list[float]] | None = None
 
     def run(self) -> None:
         cpu = _thread_cpu_clock(self.target)
@@ -78,11 +81,34 @@ class StackSampler(threading.Thread):
                 totals = self.totals.setdefault(self._key(frame), [0.0, 0.0])
                 totals[0] += now - last
                 totals[1] += used - last_cpu
+            if self.feeder is not None:
+                self._feeder_look(current().get(self.feeder[0]), now, now - last)
             last, last_cpu = now, used
             if now >= next_flush:
                 self.flush(frame, now - started, cpu is not None)
                 next_flush = now + FLUSH_S
+                if self.feeder is None:
+                    self._find_feeder()
             del frame  # hold no frame (and its locals) between looks
+
+    def _find_feeder(self) -> None:
+        """The thread multiprocessing starts to pickle and send a worker's batches."""
+        for thread in threading.enumerate():
+            if thread.name == "QueueFeederThread" and thread.ident is not None:
+                clock = _thread_cpu_clock(thread.ident)
+                self.feeder = (thread.ident, clock, [clock() if clock else 0.0])
+
+    def _feeder_look(self, frame: FrameType | None, now: float, elapsed: float) -> None:
+        """Credit ``elapsed`` to hand-over when the feeder thread is busy (not waiting)."""
+        assert self.feeder is not None
+        _, clock, last = self.feeder
+        used = clock() if clock is not None else 0.0
+        if frame is not None and frame.f_code.co_name != "wait":
+            key = (None, 0, frame.f_code, frame.f_lineno, HANDOVER)
+            totals = self.totals.setdefault(key, [0.0, 0.0])
+            totals[0] += elapsed
+            totals[1] += used - last[0]
+        last[0] = used
 
     def _key(self, frame: FrameType) -> Key:
         """(own code, its line, innermost code, its line, what the machinery part is)."""

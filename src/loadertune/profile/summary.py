@@ -8,8 +8,9 @@ A profile is a list of entries, largest share first::
 ``frame`` is the innermost own frame (or, for time in torch's and multiprocessing's machinery,
 the innermost frame), ``under`` the innermost frame below it when that is a library's;
 ``part`` says what a frame outside the user's code stands for (collate, hand-over, idle,
-pin memory, other). ``share`` is the share of the sampled processes' main-thread wall time,
-``cpu_share`` the share of it spent on a CPU (None where the OS keeps no thread clock).
+pin memory, other). ``share`` is the share of the sampled wall time: the processes' main
+threads, plus a worker's feeder thread while it pickles and sends batches (hand-over);
+``cpu_share`` the share spent on a CPU (None where the OS keeps no thread clock).
 """
 
 from __future__ import annotations

@@ -26,7 +26,9 @@ from loadertune.trial.process import TRIAL_TMP_PREFIX
 from loadertune.trial.stats import median, relative_spread, window_rates
 
 if TYPE_CHECKING:
+    from loadertune.config import LoaderConfig
     from loadertune.pipeline import LoadedDataset
+    from loadertune.trial.plan import TrialPlan
 
 PROGRESS_EVERY_S = 0.2
 
@@ -174,8 +176,8 @@ def measure(job: TrialJob, events: EventWriter, inherited: Pipeline | None = Non
         profiler.stop()
 
 
-def _measure(loader: Any, config: Any, plan: Any, step: Any, events: EventWriter,
-             profiler: TrialProfiler) -> None:
+def _measure(loader: Any, config: LoaderConfig, plan: TrialPlan, step: Any,
+             events: EventWriter, profiler: TrialProfiler) -> None:
     warmup = plan.warmup_for(config)
     window = plan.window_for(config)
     needed = warmup + window * plan.repeats
