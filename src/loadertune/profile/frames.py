@@ -24,6 +24,9 @@ _PACKAGE_DIRS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + o
 # what a frame of torch's or multiprocessing's loader machinery stands for in a worker
 COLLATE, HANDOVER, IDLE, PIN, OTHER = "collate", "hand-over", "idle", "pin memory", "other"
 OWN = "own"
+BOUNDARY = "boundary"  # where a trial's own stack begins: what is above is not the trial's
+_BOUNDARIES = (("torch/utils/data/_utils/worker.py", "_worker_loop"),
+               ("loadertune/trial/child.py", "_measure"))
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ def short_path(filename: str) -> str:
 def role(code: CodeType) -> str:
     """What ``code`` stands for: own code, or which part of the loader machinery."""
     name = code.co_filename.replace(os.sep, "/")
+    if any(name.endswith(f) and code.co_name == func for f, func in _BOUNDARIES):
+        return BOUNDARY
     if is_own(code.co_filename):
         return OWN
     if name.endswith("torch/utils/data/_utils/collate.py"):
@@ -83,10 +88,14 @@ def role(code: CodeType) -> str:
 
 
 def stack_of(frame: FrameType | None, limit: int = 60) -> list[Frame]:
-    """The frames from ``frame`` outwards, innermost first (at most ``limit``)."""
+    """The frames from ``frame`` outwards, innermost first (at most ``limit``), up to the
+    worker loop or the trial's measuring loop: the frames above them (a forked trial's or
+    worker's caller, a user's script among them) are not where its time goes."""
     out: list[Frame] = []
     while frame is not None and len(out) < limit:
         out.append(Frame(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        if role(frame.f_code) == BOUNDARY:
+            break
         frame = frame.f_back
     return out
 

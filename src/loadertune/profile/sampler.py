@@ -1,15 +1,16 @@
 """A sampling profiler for one process's main thread, reporting through a file.
 
-A daemon thread looks at the main thread's current frame every ``interval_s``
-(``sys._current_frames()``), finds the innermost own frame (see `frames.is_own`) and the
-innermost frame overall, and adds the wall time since the last look, and the main thread's CPU
-time over it (its per-thread clock, where the OS has one), to that pair; a worker's feeder
-thread (multiprocessing's, which pickles and sends its batches) is looked at too, and its busy
-time credited to hand-over. Every ``flush_s`` it
-writes the totals and the main thread's current stack to ``DIR/stack-PID.json`` (written to a
-temporary name, then renamed), so the trial process can read a worker's profile, or the stack
-of a worker that hangs, without asking it anything. The file is the only thing it leaves; the
-trial's private temp folder holding it is removed with the trial.
+Every ``interval_s`` (5 ms when profiling) the main thread's current frame is looked at: from
+a SIGALRM interval timer whose handler runs in the main thread itself (where SIGALRM is free),
+else by a daemon thread (``sys._current_frames()``). A look finds the innermost own frame (see
+`frames.is_own`) and the innermost frame overall, and adds the wall time since the last look,
+and the main thread's CPU time over it, to that pair; a worker's feeder thread
+(multiprocessing's, which pickles and sends its batches) is looked at too, and its busy time
+credited to hand-over. Every `FLUSH_S` the daemon thread writes the totals and the main
+thread's current stack to ``DIR/stack-PID.json`` (written to a temporary name, then
+renamed), so the trial process can read a worker's profile, or the stack of a worker that
+hangs, without asking it anything. The file is the only thing it leaves; the trial's private
+temp folder holding it is removed with the trial.
 
 In DataLoader workers it starts from `SamplerInit`, a ``worker_init_fn`` that starts the
 sampler first (a hang in the user's own ``worker_init_fn`` is seen too) and then chains it.
@@ -19,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing.util
 import os
+import signal
 import sys
 import threading
 import time
@@ -28,12 +31,14 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
 
-from loadertune.profile.frames import HANDOVER, OTHER, OWN, Frame, role, stack_of
+from loadertune.profile.frames import BOUNDARY, HANDOVER, OTHER, OWN, Frame, role, stack_of
 
 FLUSH_S = 0.5
 PROFILE_INTERVAL_S = 0.005  # a look every 5 ms
 STACK_INTERVAL_S = 0.25  # profiling off: only keep the current stack for hang reports
-SWITCH_BELOW_S, SWITCH_S = 0.05, 0.0005  # profiling: GIL switch interval 0.5 ms
+TIMER_BELOW_S = 0.05  # intervals this short sample from the SIGALRM timer
+FLUSH_SIGNAL = signal.SIGUSR1  # the trial asks a worker for its totals now (see request_flush)
+REQUEST_WAIT_S = 0.5
 
 Key = tuple[CodeType | None, int, CodeType, int, str]
 
@@ -65,31 +70,80 @@ class StackSampler(threading.Thread):
         self.roles: dict[CodeType, str] = {}
         self.running = True
         self.feeder: tuple[int, Callable[[], float] | None, list[float]] | None = None
+        self.last = (0.0, 0.0)  # monotonic time and main-thread CPU time of the last look
+        self.timer = False
+        self.on_request = False  # flushes on FLUSH_SIGNAL (see `request_flush`)
+        self.cpu_known = True
+        self.started = time.monotonic()
 
     def run(self) -> None:
+        """Flush every `FLUSH_S`; between flushes, look every ``interval_s`` unless the
+        interval timer samples (see `use_timer`)."""
+        current = sys._current_frames
         cpu = _thread_cpu_clock(self.target)
-        clock, current = time.monotonic, sys._current_frames
-        started = last = clock()
-        last_cpu = cpu() if cpu is not None else 0.0
-        next_flush = started
+        self.cpu_known = self.cpu_known and (self.timer or cpu is not None)
+        next_flush = self.started
         while self.running:
-            time.sleep(self.interval_s)
+            time.sleep(FLUSH_S if self.timer else self.interval_s)
             frame = current().get(self.target)
-            now = clock()
-            used = cpu() if cpu is not None else 0.0
-            if frame is not None:
-                totals = self.totals.setdefault(self._key(frame), [0.0, 0.0])
-                totals[0] += now - last
-                totals[1] += used - last_cpu
-            if self.feeder is not None:
-                self._feeder_look(current().get(self.feeder[0]), now, now - last)
-            last, last_cpu = now, used
+            now = time.monotonic()
+            if not self.timer and frame is not None:
+                self._record(frame, now, cpu() if cpu is not None else 0.0)
             if now >= next_flush:
-                self.flush(frame, now - started, cpu is not None)
+                self.flush(frame)
                 next_flush = now + FLUSH_S
                 if self.feeder is None:
                     self._find_feeder()
             del frame  # hold no frame (and its locals) between looks
+
+    def use_timer(self) -> bool:
+        """Sample from a SIGALRM interval timer in the main thread (call it there): the
+        handler sees the main thread's frame itself, so no GIL hand-over to this thread is
+        forced (which costs a busy worker, and lands a look at the next GIL release, not
+        where the thread was). Not when SIGALRM or the timer is already in use."""
+        try:
+            if signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None) or \
+                    signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+                return False
+            signal.signal(signal.SIGALRM, self._on_alarm)
+            signal.siginterrupt(signal.SIGALRM, False)  # restart what can be restarted
+            signal.setitimer(signal.ITIMER_REAL, self.interval_s, self.interval_s)
+            if signal.getsignal(FLUSH_SIGNAL) == signal.SIG_DFL:
+                signal.signal(FLUSH_SIGNAL, self._on_flush_request)
+                signal.siginterrupt(FLUSH_SIGNAL, False)
+                self.on_request = True
+        except (AttributeError, ValueError, OSError):  # no timer here, or not the main thread
+            return False
+        self.timer = True
+        return True
+
+    def _on_flush_request(self, signum: int, frame: FrameType | None) -> None:
+        self.flush(frame)
+
+    def stop_timer(self) -> None:
+        """Stop the interval timer and put SIGALRM back (main thread)."""
+        if self.timer:
+            signal.setitimer(signal.ITIMER_REAL, 0.0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            self.timer = False
+        if self.on_request:
+            signal.signal(FLUSH_SIGNAL, signal.SIG_DFL)
+            self.on_request = False
+
+    def _on_alarm(self, signum: int, frame: FrameType | None) -> None:
+        if frame is not None:
+            self._record(frame, time.monotonic(), time.thread_time())
+
+    def _record(self, frame: FrameType, now: float, used: float) -> None:
+        """Credit the wall and CPU time since the last look to ``frame``'s key."""
+        last, last_cpu = self.last
+        if last:
+            totals = self.totals.setdefault(self._key(frame), [0.0, 0.0])
+            totals[0] += now - last
+            totals[1] += used - last_cpu
+            if self.feeder is not None:
+                self._feeder_look(sys._current_frames().get(self.feeder[0]), now - last)
+        self.last = (now, used)
 
     def _find_feeder(self) -> None:
         """The thread multiprocessing starts to pickle and send a worker's batches."""
@@ -98,7 +152,7 @@ class StackSampler(threading.Thread):
                 clock = _thread_cpu_clock(thread.ident)
                 self.feeder = (thread.ident, clock, [clock() if clock else 0.0])
 
-    def _feeder_look(self, frame: FrameType | None, now: float, elapsed: float) -> None:
+    def _feeder_look(self, frame: FrameType | None, elapsed: float) -> None:
         """Credit ``elapsed`` to hand-over when the feeder thread is busy (not waiting)."""
         assert self.feeder is not None
         _, clock, last = self.feeder
@@ -123,36 +177,41 @@ class StackSampler(threading.Thread):
                 kind = roles[code] = role(code)
             if kind == OWN:
                 return code, walk.f_lineno, inner.f_code, inner.f_lineno, OWN
+            if kind == BOUNDARY:
+                break
             if part == OTHER and kind != OTHER:
                 part = kind
             walk = walk.f_back
         return None, 0, inner.f_code, inner.f_lineno, part
 
-    def flush(self, frame: FrameType | None, wall_s: float, cpu_known: bool) -> None:
-        """Write totals and the current stack to this process's stack file."""
+    def flush(self, frame: FrameType | None) -> None:
+        """Write totals and the current stack to this process's stack file (from the daemon
+        thread, or the main thread when the trial asks, each to a temporary name of its own)."""
         entries = []
         for (own, own_line, inner, inner_line, part), (wall, cpu) in list(self.totals.items()):
             own_label = (Frame(own.co_filename, own_line, own.co_name).label()
                          if own is not None else None)
             inner_label = Frame(inner.co_filename, inner_line, inner.co_name).label()
-            entries.append([own_label, inner_label, part, wall, cpu if cpu_known else None])
+            entries.append([own_label, inner_label, part, wall, cpu if self.cpu_known else None])
         stack = [[f.file, f.line, f.func] for f in stack_of(frame)]
-        data = {"who": self.who, "pid": os.getpid(), "t": time.time(), "wall_s": wall_s,
-                "stack": stack, "entries": entries}
+        data = {"who": self.who, "pid": os.getpid(), "t": time.time(),
+                "wall_s": time.monotonic() - self.started, "stack": stack, "entries": entries,
+                "on_request": self.on_request}
         path = stack_file(self.directory, os.getpid())
+        temporary = f"{path}.{threading.get_ident()}.tmp"
         with contextlib.suppress(OSError):  # the trial is over and its folder gone
-            with open(path + ".tmp", "w") as out:
+            with open(temporary, "w") as out:
                 json.dump(data, out)
-            os.replace(path + ".tmp", path)
+            os.replace(temporary, path)
 
 
 def start_sampler(directory: str, who: str, interval_s: float) -> StackSampler:
-    """Start sampling this process's main thread. Profiling (a short interval) also shortens
-    the GIL switch interval, so that a look lands where the main thread is when it was due,
-    not at its next GIL release (a torch call, say), which would credit that line for all."""
-    if interval_s < SWITCH_BELOW_S:
-        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_S))
+    """Start sampling this process's main thread (call it from the main thread): profiling
+    (a short interval) by the SIGALRM timer where it is free, else by the thread."""
     sampler = StackSampler(directory, who, interval_s)
+    if interval_s < TIMER_BELOW_S:
+        sampler.use_timer()
+    sampler.flush(None)  # the file is there from the start: the trial knows the worker is up
     sampler.start()
     return sampler
 
@@ -166,7 +225,9 @@ class SamplerInit:
     user_fn: Callable[[int], Any] | None = None
 
     def __call__(self, worker_id: int) -> None:
-        start_sampler(self.directory, f"worker {worker_id}", self.interval_s)
+        sampler = start_sampler(self.directory, f"worker {worker_id}", self.interval_s)
+        # a worker that ends (an epoch over) writes its last totals on the way out
+        multiprocessing.util.Finalize(sampler, sampler.flush, args=(None,), exitpriority=10)
         if self.user_fn is not None:
             self.user_fn(worker_id)
 
@@ -184,3 +245,21 @@ def read_stack_files(directory: str) -> list[dict[str, Any]]:
                     open(os.path.join(directory, name)) as f:
                 out.append(json.load(f))
     return out
+
+
+def request_flush(directory: str, pids: list[int]) -> None:
+    """Ask the samplers of ``pids`` that flush on request for their totals now, and wait (at
+    most `REQUEST_WAIT_S`) until their files are newer than the request."""
+    asked = time.time()
+    waiting = set()
+    for data in read_stack_files(directory):
+        pid = data.get("pid")
+        if pid in pids and data.get("on_request"):
+            with contextlib.suppress(OSError):
+                os.kill(pid, FLUSH_SIGNAL)
+                waiting.add(pid)
+    deadline = time.monotonic() + REQUEST_WAIT_S
+    while waiting and time.monotonic() < deadline:
+        time.sleep(0.01)
+        fresh = {d.get("pid") for d in read_stack_files(directory) if d.get("t", 0) >= asked}
+        waiting -= fresh

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from loadertune.profile.sampler import (
     SamplerInit,
     StackSampler,
     read_stack_files,
+    request_flush,
     start_sampler,
 )
 from loadertune.profile.summary import merge
@@ -49,13 +51,20 @@ class TrialProfiler:
         watch.start()
         return cls(directory, profiling, watch, main)
 
-    def profile(self) -> list[dict[str, Any]] | None:
-        """The merged profile so far (None when profiling is off)."""
-        return merge(read_stack_files(self.directory)) if self.profiling else None
+    def profile(self, pids: list[int]) -> list[dict[str, Any]] | None:
+        """The merged profile up to now of this process or the live workers ``pids`` (and
+        the workers that ended before); None when profiling is off."""
+        if not self.profiling:
+            return None
+        if self.main is not None:
+            self.main.flush(sys._getframe())
+        request_flush(self.directory, pids)
+        return merge(read_stack_files(self.directory))
 
     def stop(self) -> None:
         self.watch.stop()
         if self.main is not None:
+            self.main.stop_timer()
             self.main.running = False
             self.main.join(1.0)
         shutil.rmtree(self.directory, ignore_errors=True)

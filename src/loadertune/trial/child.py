@@ -253,7 +253,7 @@ def _measure(loader: Any, config: LoaderConfig, plan: TrialPlan, step: Any,
         remeasured=len(rates) > plan.repeats,
         step_s=step_time / step_count if step_count else None,
         worker_pids={str(pid): wid for pid, wid in worker_pids.items()},
-        profile=profiler.profile(),
+        profile=profiler.profile(pids),
     )
     del iterator  # workers shut down after the parent has the numbers
 
