@@ -37,7 +37,8 @@ FLUSH_S = 0.5
 PROFILE_INTERVAL_S = 0.005  # a look every 5 ms
 STACK_INTERVAL_S = 0.25  # profiling off: only keep the current stack for hang reports
 TIMER_BELOW_S = 0.05  # intervals this short sample from the SIGALRM timer
-FLUSH_SIGNAL = signal.SIGUSR1  # the trial asks a worker for its totals now (see request_flush)
+# the trial asks a worker for its totals now (see request_flush); None where there is none
+FLUSH_SIGNAL: int | None = getattr(signal, "SIGUSR1", None)
 REQUEST_WAIT_S = 0.5
 
 Key = tuple[CodeType | None, int, CodeType, int, str]
@@ -108,7 +109,7 @@ class StackSampler(threading.Thread):
             signal.signal(signal.SIGALRM, self._on_alarm)
             signal.siginterrupt(signal.SIGALRM, False)  # restart what can be restarted
             signal.setitimer(signal.ITIMER_REAL, self.interval_s, self.interval_s)
-            if signal.getsignal(FLUSH_SIGNAL) == signal.SIG_DFL:
+            if FLUSH_SIGNAL is not None and signal.getsignal(FLUSH_SIGNAL) == signal.SIG_DFL:
                 signal.signal(FLUSH_SIGNAL, self._on_flush_request)
                 signal.siginterrupt(FLUSH_SIGNAL, False)
                 self.on_request = True
@@ -126,7 +127,7 @@ class StackSampler(threading.Thread):
             signal.setitimer(signal.ITIMER_REAL, 0.0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             self.timer = False
-        if self.on_request:
+        if self.on_request and FLUSH_SIGNAL is not None:
             signal.signal(FLUSH_SIGNAL, signal.SIG_DFL)
             self.on_request = False
 
@@ -254,7 +255,7 @@ def request_flush(directory: str, pids: list[int]) -> None:
     waiting = set()
     for data in read_stack_files(directory):
         pid = data.get("pid")
-        if pid in pids and data.get("on_request"):
+        if pid in pids and data.get("on_request") and FLUSH_SIGNAL is not None:
             with contextlib.suppress(OSError):
                 os.kill(pid, FLUSH_SIGNAL)
                 waiting.add(pid)
