@@ -12,6 +12,7 @@ FAILURE_KINDS = (
     "worker_killed",  # a DataLoader worker died by a signal
     "worker_exited",  # a DataLoader worker exited with a non-zero code
     "timeout",        # the trial ran past its wall-clock limit
+    "hang",           # no batch for long while the workers lived: stopped early, stacks named
     "memory_limit",   # the process tree grew past the memory budget
     "crashed",        # the trial process itself died
     "no_data",        # the dataset yielded no batch
@@ -30,6 +31,7 @@ class TrialFailure:
     worker_id: int | None = None
     signal: int | None = None
     index: int | None = None
+    where: str | None = None  # file:line a hung worker is stuck at (its own code's frame)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,6 +96,7 @@ class TrialResult:
     failure: TrialFailure | None = None
     step_s: float | None = None  # mean seconds per timed batch spent in the step (None: no step)
     workers_blocked: float | None = None  # share of workers' time neither running nor runnable
+    profile: list[dict[str, Any]] | None = None  # where worker time went (loadertune.profile)
 
     @property
     def ok(self) -> bool:
@@ -125,6 +128,7 @@ class TrialResult:
             "failure": self.failure.to_dict() if self.failure else None,
             "step_s": self.step_s,
             "workers_blocked": self.workers_blocked,
+            "profile": self.profile,
         }
 
     @classmethod
@@ -152,4 +156,5 @@ class TrialResult:
             failure=TrialFailure(**failure) if failure else None,
             step_s=data.get("step_s"),
             workers_blocked=data.get("workers_blocked"),
+            profile=data.get("profile"),
         )

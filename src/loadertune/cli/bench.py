@@ -19,6 +19,7 @@ from loadertune.errors import ConfigError
 from loadertune.interrupts import Terminated, sigterm_as_interrupt
 from loadertune.machine import MachineInfo
 from loadertune.pipeline import kept_parts_note
+from loadertune.profile.summary import result_line
 from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
 from loadertune.report.table import recommendation, sweep_table
@@ -66,6 +67,9 @@ def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
     """Print the table and recommendation, write JSON and PNG, say where they went."""
     console = stdout_console()
     console.print(sweep_table(sweep))
+    where = result_line(sweep.best())
+    if where:
+        console.print(where, style="dim", markup=False, soft_wrap=True)
     best = recommendation(sweep)
     if best:
         console.print(f"[bold]best:[/] {best}")

@@ -17,6 +17,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from loadertune.profile.trial import TrialProfiler
 from loadertune.results import TrialFailure
 from loadertune.trial.classify import INDEX_NOTE, classify
 from loadertune.trial.consumer import make_step
@@ -25,7 +26,9 @@ from loadertune.trial.process import TRIAL_TMP_PREFIX
 from loadertune.trial.stats import median, relative_spread, window_rates
 
 if TYPE_CHECKING:
+    from loadertune.config import LoaderConfig
     from loadertune.pipeline import LoadedDataset
+    from loadertune.trial.plan import TrialPlan
 
 PROGRESS_EVERY_S = 0.2
 
@@ -165,6 +168,16 @@ def measure(job: TrialJob, events: EventWriter, inherited: Pipeline | None = Non
     config, plan = job.config, job.plan
     step = make_step(plan.step_ms, plan.step_kind, user_step)
     loader = build(loaded, config)
+    profiler = TrialProfiler.start(loader, config.num_workers, plan.profile,
+                                   lambda failure: events.send("failure", **failure.to_dict()))
+    try:
+        _measure(loader, config, plan, step, events, profiler)
+    finally:
+        profiler.stop()
+
+
+def _measure(loader: Any, config: LoaderConfig, plan: TrialPlan, step: Any,
+             events: EventWriter, profiler: TrialProfiler) -> None:
     warmup = plan.warmup_for(config)
     window = plan.window_for(config)
     needed = warmup + window * plan.repeats
@@ -187,9 +200,11 @@ def measure(job: TrialJob, events: EventWriter, inherited: Pipeline | None = Non
             pids = [w.pid for w in getattr(iterator, "_workers", [])]
             worker_pids.update({pid: i for i, pid in enumerate(pids)})
             events.send("workers", pids=pids, t=started)
+            profiler.watch.epoch(pids)
             before = len(times)
             for batch in iterator:
                 now = time.monotonic()
+                profiler.watch.batch(now)
                 if len(times) == before:
                     epoch_starts.append(now - started)
                     if before == 0:
@@ -238,6 +253,7 @@ def measure(job: TrialJob, events: EventWriter, inherited: Pipeline | None = Non
         remeasured=len(rates) > plan.repeats,
         step_s=step_time / step_count if step_count else None,
         worker_pids={str(pid): wid for pid, wid in worker_pids.items()},
+        profile=profiler.profile(pids),
     )
     del iterator  # workers shut down after the parent has the numbers
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,14 +42,16 @@ class EventWriter:
     def __init__(self, fd: int, on_broken: Callable[[], None] | None = None) -> None:
         self.fd = fd
         self.on_broken = on_broken
+        self._lock = threading.Lock()  # the hang watch sends from its own thread
 
     def send(self, event: str, **fields: Any) -> None:
         line = json.dumps({"e": event, **fields}, default=str) + "\n"
         data = line.encode()
         try:
-            while data:
-                written = os.write(self.fd, data)
-                data = data[written:]
+            with self._lock:
+                while data:
+                    written = os.write(self.fd, data)
+                    data = data[written:]
         except OSError:
             if self.on_broken is not None:
                 self.on_broken()

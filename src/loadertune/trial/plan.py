@@ -33,6 +33,7 @@ class TrialPlan:
     sample_interval_s: float = 0.05
     full_sample_interval_s: float = 0.25
     window_per_worker: int | None = None
+    profile: bool = True  # sample workers' stacks every 5 ms (off: only for hang reports)
 
     def __post_init__(self) -> None:
         if self.batches < 1:

@@ -242,6 +242,7 @@ def forked_child_main(run: Callable[[int], None], event_fd: int, output_fd: int,
         os.setsid()
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the caller's (its timer stays there)
         os.dup2(output_fd, 1)
         os.dup2(output_fd, 2)
         os.close(output_fd)

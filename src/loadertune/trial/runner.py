@@ -274,7 +274,7 @@ class _Observer:
             self.done = event
         elif kind == "failure":
             fields = {k: event.get(k) for k in
-                      ("kind", "message", "detail", "worker_id", "signal", "index")}
+                      ("kind", "message", "detail", "worker_id", "signal", "index", "where")}
             fields["detail"] = (fields.get("detail") or "") + self._output_tail()
             self.failure = TrialFailure(**{k: v for k, v in fields.items() if v is not None})
 
@@ -330,6 +330,7 @@ class _Observer:
         result.samples = int(d.get("samples", 0))
         result.remeasured = bool(d.get("remeasured"))
         result.step_s = d.get("step_s")
+        result.profile = d.get("profile")
         self._cpu(result, self.t_end or time.monotonic())
         return result
 
