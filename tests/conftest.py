@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import multiprocessing
 import multiprocessing.resource_tracker
 import multiprocessing.util
 import os
@@ -87,6 +88,15 @@ def _wait_for(check, timeout: float = 10.0):  # type: ignore[no-untyped-def]
         time.sleep(0.05)
 
 
+def _settled_fds() -> int:
+    """Open descriptors once multiprocessing has reaped its ended children (it keeps an exited
+    worker's Process, and the pipes of its Popen, until its next start or active_children())
+    and the garbage is collected."""
+    multiprocessing.active_children()
+    gc.collect()
+    return psutil.Process().num_fds()
+
+
 def _fd_targets(before: dict[int, str] | None = None) -> dict[int, str]:
     """Open descriptors and what they point at (Linux), less those in ``before``."""
     found: dict[int, str] = {}
@@ -106,8 +116,7 @@ def no_leaks(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     children_before = _children()
     shm_before = _shm()
-    gc.collect()
-    fds_before = psutil.Process().num_fds()
+    fds_before = _settled_fds()
     fd_set = _fd_targets()
     yield tmp
     gc.collect()  # a DataLoader in a reference cycle keeps its workers until collected
@@ -119,6 +128,5 @@ def no_leaks(tmp_path_factory: pytest.TempPathFactory,
     assert not new_shm, f"/dev/shm files left behind: {sorted(new_shm)}"
     temp_left = [p.name for p in tmp.iterdir()]
     assert not temp_left, f"temp files left behind: {temp_left}"
-    gc.collect()
-    fds_after = _wait_for(lambda: max(psutil.Process().num_fds() - fds_before, 0), 2.0)
+    fds_after = _wait_for(lambda: max(_settled_fds() - fds_before, 0), 2.0)
     assert not fds_after, f"{fds_after} file descriptors left open: {_fd_targets(fd_set)}"
