@@ -18,7 +18,6 @@ class Case:
     batch: tuple[int, int]  # (quick, full)
     window: tuple[int, int]  # batches per timed window (quick, full); more with many workers
     note: str = field(default="", compare=False)
-    waits: bool = False      # items wait (storage, network): the grid goes to 8 x the CPUs
     memory_mib: tuple[int, int] | None = None  # memory budget (quick, full) in MiB
 
     def memory_budget(self, quick: bool) -> int | None:
@@ -48,7 +47,7 @@ class Case:
 CASES: tuple[Case, ...] = (
     Case("jpeg", {"size": 64}, {"size": 512}, (8, 32), (6, 20), "CPU-bound decode + augment"),
     Case("remote", {"size": 400}, {"size": 2_000}, (4, 16), (4, 20),
-         "20 ms sleep per item standing for object-store latency", waits=True),
+         "20 ms sleep per item standing for object-store latency"),
     Case("tiny", {"size": 20_000}, {"size": 100_000}, (64, 64), (20, 400), "IPC-bound"),
     Case("bigtensor", {"size": 32}, {"size": 128}, (1, 4), (6, 20),
          "8 MB items, shared-memory bound"),
@@ -59,10 +58,10 @@ CASES: tuple[Case, ...] = (
     Case("iterable", {"size": 20_000}, {"size": 200_000}, (64, 64), (20, 400),
          "sharded IterableDataset"),
     Case("mixed", {"size": 2_000}, {"size": 8_000}, (8, 32), (6, 20),
-         "1.5 ms CPU with a heavy tail; 30 % of items also wait 4 ms", waits=True),
+         "1.5 ms CPU with a heavy tail; 30 % of items also wait 4 ms"),
     Case("worker_cache", {"size": 2_000, "cache_mb": 150}, {"size": 4_000, "cache_mb": 600},
          (8, 32), (4, 20), "a private cache per worker against a memory budget; 4 ms waits",
-         waits=True, memory_mib=(1150, 2400)),
+         memory_mib=(1150, 2400)),
     Case("tokenize", {"size": 2_000, "words": 1_500}, {"size": 8_000, "words": 1_500},
          (16, 64), (6, 20), "pure-Python tokenizer: GIL-bound"),
 )

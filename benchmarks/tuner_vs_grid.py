@@ -1,7 +1,7 @@
 """Tuner quality: `loadertune tune` against the exhaustive grid and today's heuristics.
 
 For each bundled workload, in one run on this machine: every config of the grid (num_workers 0
-to 2 × usable CPUs, and on to 8 × for workloads whose items wait; prefetch_factor 2 and 4,
+to 2 × usable CPUs, then on to 16 × them: issue #10's grid; prefetch_factor 2 and 4,
 pin_memory off without an accelerator, persistent_workers on), the num_workers heuristics
 users apply today, and the tuner's choice, all measured with the same TrialPlan and memory
 budget. Also: per-worker memory growth of pylist vs pylist_numpy.
@@ -71,21 +71,21 @@ def make_plan(quick: bool, step_ms: float, machine: MachineInfo) -> TrialPlan:
                      memory_limit=memory_limit)
 
 
-def grid_workers(machine: MachineInfo, waits: bool = False) -> tuple[int, ...]:
-    """The exhaustive reference (bench's own default grid is log-spaced): every count up to
-    2 × the usable CPUs; for items that wait, on to 8 × them in steps of powers of two and
-    1.5 × powers of two (…, 6, 8, 12, 16, …)."""
-    base = tuple(range(0, max(2, round(2 * machine.usable_cpus)) + 1))
-    if not waits:
-        return base
-    top = 8 * max(1, round(machine.usable_cpus))
-    more = {k for i in range(1, 12) for k in (2**i, 3 * 2 ** (i - 1)) if base[-1] < k <= top}
+def grid_workers(machine: MachineInfo) -> tuple[int, ...]:
+    """The exhaustive reference, issue #10's grid on this 2-core machine (0, 1, 2, 3, 4, 6, 8,
+    12, 16, 24, 32): every count up to 2 × the usable CPUs (at most 8), then powers of two and
+    1.5 × powers of two on to 16 × them (at most 128) — as far as `tune` itself may climb.
+    For CPU-bound items the top of it shows that more workers than cores gain nothing."""
+    cpus = max(1, round(machine.usable_cpus))
+    base = tuple(range(0, min(max(2, 2 * cpus), 8) + 1))
+    top = min(16 * cpus, 128)
+    more = {k for i in range(1, 8) for k in (2**i, 3 * 2 ** (i - 1)) if base[-1] < k <= top}
     return (*base, *sorted(more))
 
 
-def make_grid(batch_size: int, machine: MachineInfo, waits: bool = False) -> Grid:
+def make_grid(batch_size: int, machine: MachineInfo) -> Grid:
     pins = (False, True) if machine.accelerator is not None else (False,)
-    return Grid(batch_size=batch_size, workers=grid_workers(machine, waits), prefetch=(2, 4),
+    return Grid(batch_size=batch_size, workers=grid_workers(machine), prefetch=(2, 4),
                 pin_memory=pins, persistent=(True,))
 
 
@@ -127,7 +127,7 @@ def run_case(case: Case, args: argparse.Namespace, machine: MachineInfo, plan: T
              heuristic_list: list[Heuristic], budget: Budget, console: Console,
              reports: list[WorkloadReport]) -> BaseException | None:
     """Run one case into ``reports``; return the user's interrupt, if any."""
-    grid = make_grid(case.batch_size(args.quick), machine, case.waits)
+    grid = make_grid(case.batch_size(args.quick), machine)
     configs = grid.configs()
     if too_little_time(budget, len(configs), reports):
         reports.append(WorkloadReport(case, args.quick, grid.batch_size,
@@ -168,8 +168,7 @@ def payload(args: argparse.Namespace, machine: MachineInfo, plan: TrialPlan,
         "tune_available": getattr(loadertune, "tune_detailed", None) is not None,
         "machine": machine.to_dict(),
         "plan": plan.to_dict(),
-        "grid": {"workers": list(grid_workers(machine)),
-                 "workers_when_items_wait": list(grid_workers(machine, True)), "prefetch": [2, 4],
+        "grid": {"workers": list(grid_workers(machine)), "prefetch": [2, 4],
                  "pin_memory": [False, True] if machine.accelerator else [False],
                  "persistent_workers": [True]},
         "heuristics": [{"key": h.key, "title": h.title, "rule": h.rule,
