@@ -18,8 +18,7 @@ from loadertune.errors import ConfigError
 from loadertune.pipeline.loaded import LoadedDataset
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.tuning import fingerprint as fp
-from loadertune.tuning.budget import limits_for
-from loadertune.units import parse_size
+from loadertune.tuning.budget import budget_bytes, check_max_workers, limits_for
 
 STORE_MAX_AGE = timedelta(days=30)
 
@@ -28,15 +27,8 @@ def bounds_for(memory_budget: int | str | None, max_workers: int | None,
                min_workers: int) -> Bounds:
     """The limits of a live run on this machine (shared between a node's torchrun ranks)."""
     info = machine_facts.collect()
-    budget = memory_budget
-    if isinstance(budget, str):
-        budget = parse_size(budget, of=info.memory_available)
-    if budget is not None and (isinstance(budget, bool) or int(budget) <= 0):
-        raise ConfigError(f"memory_budget must be > 0 bytes (or e.g. '8GiB', '80%'), "
-                          f"got {memory_budget!r}")
-    if max_workers is not None and (not isinstance(max_workers, int) or max_workers < 0):
-        raise ConfigError(f"max_workers must be an integer >= 0, got {max_workers!r}")
-    limits = limits_for(info, None if budget is None else int(budget), max_workers)
+    check_max_workers(max_workers)
+    limits = limits_for(info, budget_bytes(memory_budget, info.memory_room), max_workers)
     cap = limits.worker_cap(True)
     if min_workers > cap:
         raise ConfigError(f"min_workers={min_workers} is above the {cap} workers allowed here")

@@ -118,6 +118,12 @@ class StackSampler(threading.Thread):
         self.timer = True
         return True
 
+    def finish(self) -> None:
+        """The last look of a process that ends: no timer left armed, the totals written."""
+        with contextlib.suppress(ValueError):  # (not the main thread: the timer is not ours)
+            self.stop_timer()
+        self.flush(None)
+
     def _on_flush_request(self, signum: int, frame: FrameType | None) -> None:
         self.flush(frame)
 
@@ -227,8 +233,10 @@ class SamplerInit:
 
     def __call__(self, worker_id: int) -> None:
         sampler = start_sampler(self.directory, f"worker {worker_id}", self.interval_s)
-        # a worker that ends (an epoch over) writes its last totals on the way out
-        multiprocessing.util.Finalize(sampler, sampler.flush, args=(None,), exitpriority=10)
+        # a worker that ends (an epoch over) stops its timer, then writes its last totals, on
+        # the way out: a spawned worker's interpreter puts SIGALRM back to its default (which
+        # ends the process) while finalizing, so an alarm left armed would kill it
+        multiprocessing.util.Finalize(sampler, sampler.finish, exitpriority=10)
         if self.user_fn is not None:
             self.user_fn(worker_id)
 

@@ -21,13 +21,12 @@ from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.trial import DatasetSource, TrialPlan
 from loadertune.trial.sampler import process_memory
 from loadertune.tuning import fingerprint as fp
-from loadertune.tuning.budget import Limits, limits_for
+from loadertune.tuning.budget import Limits, budget_bytes, check_max_workers, limits_for
 from loadertune.tuning.probe import ItemProbe, ProbeOutcome, probe_in_trial
 from loadertune.tuning.recommend import recommend
 from loadertune.tuning.result import TuneResult
 from loadertune.tuning.strategy import Space
 from loadertune.tuning.tuner import Callbacks, search
-from loadertune.units import parse_size
 
 STORE_MAX_AGE = timedelta(days=30)
 Step = Callable[[Any], Any] | float | int | None
@@ -108,20 +107,14 @@ def prepare(dataset: Any, batch_size: int | None, *, step: Step = None,
     if batch_size is not None and (isinstance(batch_size, bool) or
                                    not isinstance(batch_size, int) or batch_size < 1):
         raise ConfigError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-    if max_workers is not None and (not isinstance(max_workers, int) or max_workers < 0):
-        raise ConfigError(f"max_workers must be an integer >= 0, got {max_workers!r}")
+    check_max_workers(max_workers)
     machine = machine or machine_facts.collect()
-    budget = memory_budget
-    if isinstance(budget, str):
-        budget = parse_size(budget, of=machine.memory_room)
-    if budget is not None and (isinstance(budget, bool) or int(budget) <= 0):
-        raise ConfigError(f"memory_budget must be > 0 bytes (or e.g. '8GiB', '80%'), "
-                          f"got {memory_budget!r}")
+    budget = budget_bytes(memory_budget, machine.memory_room)
     user_step, plan = _step_plan(step, step_kind)
     source, loaded = _source(dataset, collate_fn, user_step, split)
     batch_size = _batch_size(loaded, batch_size, default_batch_size)
     check_not_empty(loaded)
-    limits = limits_for(machine, None if budget is None else int(budget), max_workers)
+    limits = limits_for(machine, budget, max_workers)
     one_worker = [LoaderConfig(num_workers=1, batch_size=batch_size,
                                multiprocessing_context=start_method)]
     check_picklable(loaded, one_worker)

@@ -6,11 +6,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from loadertune.errors import ConfigError
 from loadertune.machine import DEFAULT_MEMORY_FRACTION as DEFAULT_MEMORY_FRACTION
 from loadertune.machine import MachineInfo, default_memory_budget
 from loadertune.preflight import WORKER_FLOOR_BYTES
 from loadertune.results import TrialResult
-from loadertune.units import format_bytes
+from loadertune.units import format_bytes, parse_size
 
 LATENCY_WORKERS_PER_CPU = 16  # a latency-bound dataset may use this many workers per CPU...
 LATENCY_MAX_WORKERS = 128     # ...and never more than this
@@ -29,6 +30,22 @@ class Limits:
     def worker_cap(self, latency_bound: bool) -> int:
         cap = self.latency_workers if latency_bound else self.cpu_workers
         return cap if self.max_workers is None else min(cap, self.max_workers)
+
+
+def budget_bytes(memory_budget: int | str | None, room: int) -> int | None:
+    """A memory budget given as bytes, "8GiB" or "80%" (of ``room``) in bytes; None stays None
+    (the default budget); anything not positive is a ConfigError."""
+    budget = parse_size(memory_budget, of=room) if isinstance(memory_budget, str) else memory_budget
+    if budget is not None and (isinstance(budget, bool) or int(budget) <= 0):
+        raise ConfigError(f"memory_budget must be > 0 bytes (or e.g. '8GiB', '80%'), "
+                          f"got {memory_budget!r}")
+    return None if budget is None else int(budget)
+
+
+def check_max_workers(max_workers: int | None) -> None:
+    if max_workers is not None and (isinstance(max_workers, bool)
+                                    or not isinstance(max_workers, int) or max_workers < 0):
+        raise ConfigError(f"max_workers must be an integer >= 0, got {max_workers!r}")
 
 
 def limits_for(machine: MachineInfo, memory_budget: int | None = None,
