@@ -247,3 +247,18 @@ def test_web_page_and_retyped_forms_of_a_message_are_found() -> None:
     exact = explain_text("RuntimeError: unable to write to file </torch_1_2>: No space left "
                          "on device (28)\n").primary.score
     assert explain_text(narrow).primary.score < exact, "a loose hit is weaker evidence"
+
+
+def test_prose_forms_of_blind5_causes_are_general() -> None:
+    advice = ("RuntimeError: DataLoader worker (pid(s) 11736) exited unexpectedly\n"
+              "if __name__ == '__main__':freeze_support() on windows 10\n")
+    assert explain_text(advice).primary.signature.id == "spawn_bootstrap", \
+        "the guard quoted in the error's advice is not a guard in the script"
+    words = "my DataLoader hits a dead lock with num_workers=4"
+    assert explain_text(words).primary.signature.id == "worker_hang"
+    slow = "increase the timeout of the dataloader: batches are slow on our cluster"
+    assert explain_text(slow).primary.signature.id == "timeout"
+    assert explain_text(slow).primary.score < explain_text(
+        "RuntimeError: DataLoader timed out after 120 seconds").primary.score, "words weigh less"
+    lam = "not pickleable on Mac (spawn issue?) - it's the lambda x: x in my DataLoader"
+    assert explain_text(lam).primary.signature.id == "pickle_local_object"
