@@ -226,3 +226,39 @@ def test_shell_killed_line_and_catalogue_listing() -> None:
     result = cli("explain", "--list", "--json")
     ids = [row["id"] for row in json.loads(result.stdout)]
     assert ids == [s.id for s in CATALOGUE] and len(set(ids)) == len(ids)
+
+
+def test_web_page_and_retyped_forms_of_a_message_are_found() -> None:
+    from loadertune.explain import normalize as norm
+
+    page = ("RuntimeError: DataLoader worker (pid 12) is killed by signal: Bus error. It is "
+            "possible that dataloader&#39;s workers are out of shared memory. Please try to "
+            "raise your shared memory limit.\n")
+    assert norm(page).lines[0].count("dataloader's") == 1
+    assert explain_text(page).primary.signature.id == "bus_error_shm"
+    quoted = "AttributeError: Can\u2019t pickle local object \u2018main.<locals>.<lambda>\u2019\n"
+    assert explain_text(quoted).primary.signature.id == "pickle_local_object"
+    assert norm("num\\_workers=4 in \\_\\_main\\_\\_\n").lines[0] == "num_workers=4 in __main__"
+    lower = "eoferror: ran out of input on windows with num_workers=2\n"
+    assert explain_text(lower).primary.signature.id == "spawn_pickle_failed"
+    narrow = ("RuntimeError: unable to write to file </torch_1_2>: No\n"
+              "space left on device (28)\n")
+    assert explain_text(narrow).primary.signature.id == "shm_exhausted"
+    exact = explain_text("RuntimeError: unable to write to file </torch_1_2>: No space left "
+                         "on device (28)\n").primary.score
+    assert explain_text(narrow).primary.score < exact, "a loose hit is weaker evidence"
+
+
+def test_prose_forms_of_blind5_causes_are_general() -> None:
+    advice = ("RuntimeError: DataLoader worker (pid(s) 11736) exited unexpectedly\n"
+              "if __name__ == '__main__':freeze_support() on windows 10\n")
+    assert explain_text(advice).primary.signature.id == "spawn_bootstrap", \
+        "the guard quoted in the error's advice is not a guard in the script"
+    words = "my DataLoader hits a dead lock with num_workers=4"
+    assert explain_text(words).primary.signature.id == "worker_hang"
+    slow = "increase the timeout of the dataloader: batches are slow on our cluster"
+    assert explain_text(slow).primary.signature.id == "timeout"
+    assert explain_text(slow).primary.score < explain_text(
+        "RuntimeError: DataLoader timed out after 120 seconds").primary.score, "words weigh less"
+    lam = "not pickleable on Mac (spawn issue?) - it's the lambda x: x in my DataLoader"
+    assert explain_text(lam).primary.signature.id == "pickle_local_object"

@@ -24,8 +24,15 @@ def read_entry(path: Path) -> tuple[dict[str, str], str]:
     return dict(line.split(": ", 1) for line in head.splitlines() if ": " in line), body
 
 
-SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3", "blind4")
+SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3", "blind4",
+          "blind5")
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
+# a blind batch is scored once with the frozen matcher and committed before any fix: its
+# misses are recorded here (strict xfail) and removed by the commit that fixes them
+RECORDED_MISSES: set[str] = set()  # blind5 misses fixed after scoring (see README)
+ENTRIES = [pytest.param(path, id=path.stem, marks=pytest.mark.xfail(
+    strict=True, reason="blind miss recorded before the fix")) if path.stem in RECORDED_MISSES
+    else pytest.param(path, id=path.stem) for path in FILES]
 
 
 def test_corpus_is_large_varied_and_well_formed() -> None:
@@ -47,7 +54,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
         assert fields["split"] == ("holdout" if i % 4 == 0 else "dev"), path.name
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", ENTRIES)
 def test_corpus_entry_gets_its_established_cause(path: Path) -> None:
     fields, body = read_entry(path)
     explanation = explain_text(body)

@@ -23,6 +23,8 @@ IGNORED_WEIGHT = 0.25  # a signal seen only in shutdown noise
 REAL_FAILURE = 2.5  # a non-harmless cause this strong outranks any noise
 MAX_CONFIDENCE = 0.97
 FALLBACK_CONFIDENCE = 0.4  # "a DataLoader failed" is a direction, not a diagnosis
+FOLDED_WEIGHT = 0.8  # a signal found only in another case or across a line break
+LOOSE_MAX_TEXT = 2**18  # retyped or re-wrapped messages are in posts, not in long logs
 
 
 @dataclass
@@ -92,14 +94,25 @@ class Explanation:
 Hit = tuple[int, dict[str, str]]
 
 
-def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS) -> list[Hit]:
-    """(line index, named groups) of the first ``limit`` places ``signal`` is found."""
+def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS,
+          folded: bool = False, flat: bool = False) -> list[Hit]:
+    """(line index, named groups) of the first ``limit`` places ``signal`` is found
+    (``folded``: in any case; ``flat``: in the text with its single line breaks as spaces)."""
+    pattern = signal.folded if folded else signal.compiled
     if signal.where == "text":
-        found = islice(signal.compiled.finditer(parsed.text), limit)
+        found = islice(pattern.finditer(parsed.flat if flat else parsed.text), limit)
         return [(parsed.line_at(m.start()), m.groupdict()) for m in found]
+    if flat:
+        return []
     view = parsed.frames if signal.where == "frame" else parsed.exceptions
-    matches = ((i, signal.compiled.search(item)) for i, item in view)
+    matches = ((i, pattern.search(item)) for i, item in view)
     return list(islice(((i, m.groupdict()) for i, m in matches if m), limit))
+
+
+# where else a text signal is looked for when the text does not hold it as written, and what
+# such a hit is worth: the message retyped in another case, or wrapped at another width
+LOOSE = ((True, False, FOLDED_WEIGHT), (False, True, FOLDED_WEIGHT),
+         (True, True, FOLDED_WEIGHT ** 2))
 
 
 def score_signature(signature: Signature, parsed: Parsed) -> Match | None:
@@ -111,11 +124,18 @@ def score_signature(signature: Signature, parsed: Parsed) -> Match | None:
     lines: list[int] = []
     details: dict[str, str] = {}
     for signal in sorted(signature.signals, key=lambda sig: -sig.weight):  # best evidence first
-        hits = _hits(signal, parsed, max(MAX_HITS, signal.min_count))
+        weight = signal.weight
+        limit = max(MAX_HITS, signal.min_count)
+        hits = _hits(signal, parsed, limit)
+        loose = signal.where != "frame" and len(parsed.text) <= LOOSE_MAX_TEXT
+        for folded, flat, factor in LOOSE if loose else ():
+            if len(hits) >= signal.min_count:
+                break
+            hits = _hits(signal, parsed, limit, folded, flat)
+            weight = signal.weight * factor
         if len(hits) < signal.min_count:
             continue
         live = [h for h in hits if h[0] not in parsed.ignored]
-        weight = signal.weight
         if not live and not signature.harmless and weight > 0:
             weight *= IGNORED_WEIGHT
         score += weight

@@ -10,6 +10,7 @@ inside an "Exception ignored in" block (noise printed at shutdown).
 from __future__ import annotations
 
 import bisect
+import html
 import re
 from dataclasses import dataclass
 
@@ -40,7 +41,20 @@ FRAME_PATTERNS = tuple(re.compile(p) for p in (
     r"\[(?P<path>[^\]]+\.py)\]\([^)]*\) in (?P<func>[\w<>.]+)",          # Colab
 ))
 EXCEPTION = re.compile(r"\b(?P<type>[A-Z]\w*(?:Error|Exception|Warning))\b(?::[ \t]*(?P<msg>.*))?")
+# the type retyped in lower case ("eoferror: ran out of input"): only with its message
+EXCEPTION_LOWER = re.compile(r"\b(?P<type>[a-z]\w*(?:error|exception|warning)):[ \t]*(?P<msg>.*)")
 IGNORED_SPAN_LINES = 60
+SINGLE_BREAK = re.compile(r"(?<=\S)\n(?=[ \t]*\S)")
+# what a web page or a word processor makes of a terminal's characters
+HTML_ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
+CHARACTERS = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201b": "'", "\u02bc": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
+    "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2009": " ", "\u202f": " ",
+    "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
+    "\u2026": "...", "\u2010": "-", "\u2011": "-",
+})
+MARKDOWN_ESCAPE = re.compile(r"\\([_*<>#\[\]`|])")
 
 
 @dataclass(frozen=True)
@@ -59,10 +73,19 @@ class Parsed:
     ignored: frozenset[int]
     text: str
     starts: tuple[int, ...]
+    flat: str = ""  # text with each single line break a space (same offsets)
 
     def line_at(self, offset: int) -> int:
         """Index of the line holding character ``offset`` of ``text``."""
         return bisect.bisect_right(self.starts, offset) - 1
+
+
+def clean(raw: str) -> str:
+    """The text as the terminal printed it: HTML entities, typographic quotes, non-breaking
+    and zero-width spaces of a web page or word processor undone."""
+    if HTML_ENTITY.search(raw):
+        raw = html.unescape(raw)
+    return raw.translate(CHARACTERS)
 
 
 def strip_prefixes(line: str) -> tuple[str, str | None]:
@@ -81,6 +104,8 @@ def strip_prefixes(line: str) -> tuple[str, str | None]:
     line = RIGHT_BORDER.sub("", line)
     if WINDOWS_PATH.search(line):
         line = re.sub(r"\\+", "/", line)
+    else:  # markdown's escapes: num\_workers, \_\_main\_\_
+        line = MARKDOWN_ESCAPE.sub(r"\1", line)
     return line.rstrip(), rank
 
 
@@ -156,20 +181,22 @@ def _ignored_lines(lines: list[str]) -> frozenset[int]:
 
 def normalize(raw: str) -> Parsed:
     """Strip decoration, regroup ranks, unwrap; index frames, exceptions, ignored blocks."""
-    raw = raw.replace("\r\n", "\n").replace("\r", "\n")
+    raw = clean(raw).replace("\r\n", "\n").replace("\r", "\n")
     lines, origin = unwrap(deinterleave([strip_prefixes(line) for line in raw.split("\n")]))
     frames: list[tuple[int, str]] = []
     exceptions: list[tuple[int, str]] = []
     for i, line in enumerate(lines):
         for pattern in FRAME_PATTERNS:
             frames.extend((i, f"{m['path']} in {m['func']}") for m in pattern.finditer(line))
-        for m in EXCEPTION.finditer(line):
+        for m in (*EXCEPTION.finditer(line), *EXCEPTION_LOWER.finditer(line)):
             message = (m["msg"] or "").strip()
             exceptions.append((i, f"{m['type']}: {message}" if message else m["type"]))
+    text = "\n".join(lines)
     starts: list[int] = []
     offset = 0
     for line in lines:
         starts.append(offset)
         offset += len(line) + 1
     return Parsed(tuple(lines), tuple(origin), tuple(frames), tuple(exceptions),
-                  _ignored_lines(lines), "\n".join(lines), tuple(starts))
+                  _ignored_lines(lines), text, tuple(starts),
+                  SINGLE_BREAK.sub(" ", text))

@@ -35,9 +35,12 @@ class Signal:
     key: bool = False
     min_count: int = 1
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    folded: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "compiled", re.compile(self.pattern))
+        # the message retyped in another case (a title, a forum post): weaker evidence
+        object.__setattr__(self, "folded", re.compile(self.pattern, re.IGNORECASE))
 
 
 def text(pattern: str, weight: float = 1.0, *, key: bool = False,

@@ -42,6 +42,9 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"(?i)(?:same|identical)[^\n]{0,60}random|random[^\n]{0,80}(?:same|identical)",
               2, key=True),
          text(r"(?m)^(\[[\d\s.,-]+\])\n(?:\1\n){3,}", 2, key=True),
+         # the same, told in Chinese (随机 random, 一样/相同 the same)
+         text(r"(?:隨機|随机)[^\n]{0,40}(?:一樣|一样|相同)|(?:相同|一樣|一样)[^\n]{0,40}(?:隨機|随机)",
+              2, key=True),
          text(r"\b(\d+\.\d+)(?: \1\b){3,}", 1.5, key=True),
          text(r"(?m)^\[Worker (\d+)\] ([^\n:]+): ([\d.]+)\n\[Worker (?!\1)\d+\] \2: \3$", 2,
               key=True),
@@ -127,6 +130,9 @@ SIGNATURES: tuple[Signature, ...] = (
               + HANDLE_LIBS + r"|" + HANDLE_LIBS + r".{0,600}?(?:segmentation fault|KeyError"
               r"|corrupt|wrong|bigger than)", 2),
          text(r"(?i)\b(?:h5py|hdf5|lmdb)\b", 1),
+         # the thread's answer: open / initialise the reader inside each worker
+         text(r"(?i)(?:initiali[sz]\w*|open\w*|creat\w*)\s+(?:the\s+|a\s+|its\s+)?[\w ]{0,30}?"
+              r"(?:within|inside|in)\s+(?:each|every)\s+worker", 2.5, key=True),
          frame(r"h5py|lmdb", 1),
          text(r"(?i)can'?t pickle|cannot pickle|cannot be pickled", -3),
          text(r"(?i)(?:doesn't|does not|don't) exist|not found", -6)),

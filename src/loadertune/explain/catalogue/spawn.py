@@ -8,17 +8,22 @@ from loadertune.explain.signature import Signature, exc, frame, phrase, text
 PICKLE_ERROR = (r"(?i)can'?t pickle|cannot (?:be )?pickle|can'?t get (?:local object|attribute)"
                 r"|cannot be pickled")
 
+PICKLE_WORDS = (r"(?:(?:can'?t|cannot|could\s?n[o']t|not|un)[ -]?pickl\w*|pickl\w*\s+"
+                r"(?:error|fail\w*))")
+
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "spawn_bootstrap", "workers started before the main module finished importing",
         (text(phrase("An attempt has been made to start a new process before the current "
                      "process has finished its bootstrapping phase"), 4, key=True),
          text(r"freeze_support\(\)", 2.5, key=True),
+         text(r"\bfreeze_support\b(?!\(\))", 2, key=True),  # named in words
          text(r"(?i)bootstrapping phase", 2, key=True),
-         frame(r"spawn\.py in _fixup_main_from_path$", 1),
+         frame(r"spawn\.py in _fixup_main_from_path$", 1.5, key=True),
          text(r"(?m)^ ?\w+ ?= ?(?:torch\.utils\.data\.)?DataLoader\(", 1, key=True),
          text(r"(?i)num_?work\w*[^\n]{0,60}(?:not zero|non-?zero|greater than (?:0|zero))", 1),
-         text(r"if __name__ ?== ?['\"]__main__['\"]", -2),
+         # a guard in the script counts against; the guard in the error's advice does not
+         text(r"if __name__ ?== ?['\"]__main__['\"]\s*:(?!\s*freeze_support)", -2),
          text(r"(?i)(?:wrap|put|move|place)[^\n]{0,60}(?:within|inside|under|in)\W{0,3}"
               r"`?if __name__ ?== ?['\"]__main__", 3.5, key=True),
          text(r"(?i)(?:multiprocessing|start) methods? (?:is |are )?different|default start "
@@ -42,6 +47,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)(?:can'?t|cannot|could ?n[o']t) (?:be )?pickled? (?:a |the )?local "
               r"(?:object|function|class|lambda)", 3.5, key=True),
          text(r"(?i)pickl[^\n]{0,80}\.<locals>\.", 3, key=True),
+         # told in words: "can't pickle ... lambda", "not pickleable" near a lambda
+         text(r"(?is)" + PICKLE_WORDS + r".{0,300}?\blamb?da\b|\blamb?da\b.{0,300}?"
+              + PICKLE_WORDS, 3, key=True),
          frame(r"popen_spawn_win32\.py in __init__$|reduction\.py in dump$", 0.5)),
         "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
         "each worker; a lambda or a function defined inside another function cannot be "

@@ -78,7 +78,10 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "timeout", "DataLoader timed out",
         (text(r"DataLoader timed out after (?P<seconds>[\d.]+) seconds", 3, key=True),
-         text(r"(?i)data ?loader (?:has )?timed? ?out\b", 2, key=True)),
+         text(r"(?i)data ?loader (?:has )?timed? ?out\b", 2, key=True),
+         text(r"(?i)\btime ?outs?\b(?!=)[^\n]{0,20}\b(?:of|in|for|from)\s+(?:the\s+|my\s+)?"
+              r"data ?loaders?\b(?!\.py)|\bdata ?loaders?\b(?!\.py)[^\n]{0,20}\btime ?outs?\b(?!=)",
+              1.5, key=True)),  # told in words: weaker than the message
         "no batch arrived within DataLoader(timeout=...): a worker is slow (slow storage, a "
         "huge item) or stuck (deadlock, waiting on a lock or network)",
         "`py-spy dump --pid <worker pid>` shows where a worker waits",
@@ -89,8 +92,8 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"Timeout \(\d+:\d\d:\d\d\)!", 2, key=True),
          text(r"Thread 0x[0-9a-f]+ \(most recent call first\)", 1, key=True),
          text(r"\(idle\)|py-spy", 1, key=True),
-         text(r"(?i)\b(?:hangs?|hanging|hung|stuck|(?<!avoid )deadlock(?:s|ed)?|freez(?:e|es|ing)"
-              r"|frozen(?! to produce))\b", 1.5, key=True),
+         text(r"(?i)\b(?:hangs?|hanging|hung|stuck|(?<!avoid )dead[ -]?lock(?:s|ed)?"
+              r"|freez(?:e|es|ing)|frozen(?! to produce))\b", 1.5, key=True),
          text(r"(?i)refuses to yield|no more batches|never (?:returns|finishes|ends)", 1),
          text(r"(?i)stops? (?:running|working|responding|at)|no (?:progress|output)", 1.5,
               key=True),
