@@ -21,7 +21,7 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from loadertune.autotune.feed import EpochOrder, Feed
 from loadertune.autotune.policy import Bounds, Verdict, Window, decide
-from loadertune.autotune.rebuild import Knobs, inner_loader
+from loadertune.autotune.rebuild import Knobs, close_iterator, inner_loader
 from loadertune.trial.sampler import process_memory
 
 if TYPE_CHECKING:
@@ -178,6 +178,7 @@ class AutotunedLoader:
                         raise
                     failed_at = pos
                     self._fail(err, epoch, pos)
+                    close_iterator(it)
                     it = None  # with ranks, keep counting: the window closes where theirs do
                     meter = self._meter() if self.sync is None else meter
                     continue
@@ -196,11 +197,13 @@ class AutotunedLoader:
                     else:
                         if verdict.knobs != self.knobs:  # (a failed rank is there already)
                             self._apply(verdict, pos, epoch)
+                            close_iterator(it)
                             it = None
                         self._agreed = (self.knobs, self._kind)
                         meter = self._meter()
         except (Exception, KeyboardInterrupt):
-            self._drop_inner()  # Ctrl-C or an error: no worker outlives the loop
+            close_iterator(it)  # Ctrl-C or an error: no worker outlives the loop
+            self._drop_inner()
             raise
 
     def _meter(self, first: bool = True) -> _Meter:
@@ -230,9 +233,7 @@ class AutotunedLoader:
         inner, self._inner, self._inner_knobs = self._inner, None, None
         if inner is None:
             return
-        it = getattr(inner, "_iterator", None)
-        if it is not None and hasattr(it, "_shutdown_workers"):
-            it._shutdown_workers()
+        close_iterator(getattr(inner, "_iterator", None))
         inner._iterator = None
 
     # --- measuring and changing ------------------------------------------------------------

@@ -63,3 +63,17 @@ def inner_loader(loader: DataLoader, knobs: Knobs, feed: Feed | None,
                      multiprocessing_context=base.multiprocessing_context
                      if knobs.num_workers else None)
     return build_loader(loader.dataset, loader.collate_fn, parts, config)
+
+
+def close_iterator(it: Any) -> None:
+    """Shut down a DataLoader iterator's workers and close its result queue now. torch closes
+    that queue only with pin_memory; otherwise its pipe stays open until the iterator is
+    collected, which a traceback cycle (a worker that died) can put off indefinitely."""
+    shutdown = getattr(it, "_shutdown_workers", None)
+    if shutdown is None:
+        return
+    shutdown()
+    queue = getattr(it, "_worker_result_queue", None)
+    for end in (getattr(queue, "_reader", None), getattr(queue, "_writer", None)):
+        if end is not None:
+            end.close()
