@@ -11,4 +11,4 @@ if [ $# -eq 0 ]; then
   LOADERTUNE_SPAWN_ONLY=1 .venv/bin/python -m pytest -q -p no:cacheprovider \
     tests/test_trial.py tests/test_tune_e2e.py
 fi
-exec .venv/bin/python -m pytest -q "$@"
+exec .venv/bin/python -m pytest -q --durations=15 "$@"
