@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from loadertune.compare import beats, fastest, margin, noise, pick, rate, saturated, step_share
 from loadertune.results import TrialResult
-from loadertune.tuning.budget import memory_model
+from loadertune.tuning.budget import MemoryModel, memory_model
 from loadertune.tuning.space import Decision, Space, over_budget, worker_results
 from loadertune.units import format_bytes
 
@@ -23,6 +23,7 @@ CPU_ROOM = 0.75         # past the CPUs, climb while the trial left over a quart
 WORKERS_BLOCKED = 0.25  # ...or while its workers were blocked (not running nor runnable) this
 MAIN_BUSY = 0.9         # the main process used this share of a core: it limits the loader
 HANDOVER_SAFETY = 0.8   # w0 must beat the hand-over bound by this much to skip the workers
+NEAR_BUDGET = 0.1       # a count predicted within this share over the budget is measured
 MEMORY_FAILURES = ("memory_limit",)
 OOM_KINDS = ("crashed", "worker_killed")
 SIGKILL = 9
@@ -103,12 +104,29 @@ def _back_off(space: Space, results: Sequence[TrialResult], measured: dict[int, 
     fit = ok_model.most_workers(budget, f - 1) if ok_model.measured else f
     k = fit if fit < f else min(((lo or 0) + f) // 2, _upper_fit(space, results, f))
     if k in measured or (lo is not None and k <= lo):
-        return None
+        return _step_up(space, ok_model, measured, lo, wall)
     how = (f"{ok_model.explain(k)}" if ok_model.measured and fit < f
            else "bisecting: no worker count below it measured yet")
     return Decision(space.config(k), "back off",
                     f"{wall.config.label()} hit the memory budget ({_failure(wall)}); "
                     f"trying {k} workers ({how})")
+
+
+def _step_up(space: Space, model: MemoryModel, measured: dict[int, TrialResult],
+             lo: int | None, wall: TrialResult) -> Decision | None:
+    """One worker more than the most measured to fit, when the model puts it barely over the
+    budget: the model is fitted to the largest worker's own memory, which overstates what
+    each of several costs, and a trial that does not fit is stopped at the budget anyway."""
+    if lo is None or not model.measured:
+        return None
+    k = lo + 1
+    budget = space.limits.memory_budget
+    if k >= wall.config.num_workers or k in measured or model.predict(k) > budget * (
+            1 + NEAR_BUDGET):
+        return None
+    return Decision(space.config(k), "back off",
+                    f"{model.explain(k)}: within {NEAR_BUDGET:.0%} of the "
+                    f"{format_bytes(budget)} budget, so measured rather than assumed")
 
 
 def _failure(r: TrialResult) -> str:
