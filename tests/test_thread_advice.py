@@ -3,8 +3,11 @@ real trials and real DataLoader workers."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
+import _lt
 import pytest
 from fixture_threads import ExpectThreads, ThreadCounts, matmul_loader, two_threads
 from torch.utils.data import DataLoader
@@ -15,8 +18,10 @@ from loadertune.results import TrialFailure, TrialResult
 from loadertune.sweep import Grid
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
 from loadertune.trial.threads import ThreadCap
+from loadertune.tuning.api import run_tune
 from loadertune.tuning.threads import ThreadPools, advise_threads, decide, oversubscribed
 
+TESTS = Path(__file__).parent
 PLAN = TrialPlan(batches=6, repeats=3, timeout_s=90, profile=False)
 
 
@@ -104,3 +109,45 @@ def test_a_trial_plan_caps_worker_threads_after_the_users_worker_init_fn() -> No
     assert uncapped.failure is not None and "runs 2 threads" in uncapped.failure.message
     capped = run_trial(source_for(raised)[0], cfg, replace(plan, worker_threads=1))
     assert capped.ok, capped.failure
+
+
+def test_bench_cli_measures_the_advice_and_writes_it(tmp_path: Path) -> None:
+    """OPENBLAS_NUM_THREADS=4: each of the 2 workers may run up to 4 BLAS threads (OpenBLAS
+    keeps it to the cores), more than the cores of a machine of under 8, so the best config
+    runs once more with one thread per worker."""
+    out = _lt.cli("bench", "fixture_threads:matmul_loader", "--workers", "2", "--batches", "4",
+                  "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png"),
+                  cwd=str(TESTS), timeout=240, extra_env={"OPENBLAS_NUM_THREADS": "4"})
+    assert out.returncode == 0, out.stderr + out.stdout
+    data = json.loads((tmp_path / "r.json").read_text())
+    if data["machine"]["usable_cpus"] >= 2 * 4:
+        assert data["advice"] == []
+        return
+    [advice] = data["advice"]
+    assert advice["label"] == data["results"][0]["label"]
+    assert 2 <= advice["pools"]["blas"] <= 4 and advice["trial"]["status"] == "ok"
+    assert advice["advised"] == (advice["gain"] > advice["noise"])
+    assert "one thread per worker measured" in out.stdout
+    assert ("pass worker_init_fn=ThreadCap(1" in out.stdout) == advice["advised"]
+    quiet = _lt.cli("bench", "fixture_threads:matmul_loader", "--workers", "2", "--batches",
+                    "3", "--repeats", "1", "--no-advice", "--json", str(tmp_path / "q.json"),
+                    "--plot", str(tmp_path / "q.png"), cwd=str(TESTS), timeout=240,
+                    extra_env={"OPENBLAS_NUM_THREADS": "4"})
+    assert quiet.returncode == 0, quiet.stderr + quiet.stdout
+    assert json.loads((tmp_path / "q.json").read_text())["advice"] == []
+    assert "one thread per worker" not in quiet.stdout
+
+
+def test_tune_adds_the_measured_advice_to_its_notes_when_asked() -> None:
+    result = run_tune(matmul_loader(), max_workers=2, store=False, budget_s=60, advise=True)
+    chosen = result.config.num_workers
+    advice = [n for n in result.notes if n.startswith("threads: ")]
+    pools = ThreadPools.here()
+    if oversubscribed(chosen, pools, result.machine.usable_cpus):  # type: ignore[union-attr]
+        [text] = advice
+        assert f"{chosen} workers × up to {pools.per_worker} threads" in text
+        assert "one thread per worker measured" in text
+        assert ("pass worker_init_fn=ThreadCap(1" in text) != ("no change advised" in text)
+    else:
+        assert advice == []
+    assert len(result.trials) == len({t.config for t in result.trials})  # not in the trials

@@ -41,12 +41,13 @@ class ThreadPools:
         return max(self.torch, self.blas or 1, self.opencv or 1)
 
     def describe(self) -> str:
-        parts = [f"torch {self.torch}"]
+        """The pools of more than one thread (torch's 1 in a worker goes unsaid)."""
+        parts = [f"torch {self.torch}"] if self.torch > 1 else []
         if self.blas is not None:
             parts.append(f"OpenBLAS {self.blas}")
         if self.opencv is not None:
             parts.append(f"OpenCV {self.opencv}")
-        return ", ".join(parts)
+        return ", ".join(parts) or "one each"
 
 
 @dataclass
