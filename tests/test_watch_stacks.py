@@ -120,3 +120,17 @@ def test_profile_is_off_by_default() -> None:
     watcher = loadertune.watch(loader, report=False)
     assert len(list(watcher)) == 2
     assert watcher.summary().profile is None
+
+
+def test_persistent_workers_are_watched_in_every_pass() -> None:
+    data = SleepsOnce(n=24, index=9, seconds=3.0)
+    loader = DataLoader(data, batch_size=4, num_workers=2, persistent_workers=True)
+    watcher = loadertune.watch(loader, report=False, hang_after_s=1.5)
+    for _ in range(2):
+        assert [int(i) for b in watcher for i in b.flatten()] == list(range(24))
+    hangs = watcher.summary().hangs
+    assert len(hangs) == 2, hangs
+    assert all(h.where is not None and h.where.endswith(sleep_line()) for h in hangs)
+    assert all(h.resolved_after_s is not None and h.resolved_after_s >= 2.5 for h in hangs)
+    watcher.close()
+    del watcher, loader
