@@ -132,10 +132,13 @@ class HangWatch:
 
     def arrived(self, now: float) -> None:
         """The batch a live loop waited for came: its wait counts towards the slowest (not
-        an epoch's first, which includes the workers' start), and its step is off the clock."""
+        an epoch's first, which includes the workers' start, nor one reported as a hang, which
+        would hide the next), and its step is off the clock."""
         self.paused = True
-        if self.last is not None and self.since is not None and now - self.since > self.slowest:
-            self.slowest = now - self.since
+        since = self.since
+        if self.last is not None and since is not None and since != self.reported and \
+                now - since > self.slowest:
+            self.slowest = now - since
         self.last = now
 
     def _loop(self) -> None:

@@ -96,6 +96,7 @@ class WorkerStacks:
         self.pids: list[int] = []
         self._watch: HangWatch | None = None
         self._open: LoopHang | None = None  # reported, its batch not come yet
+        self._slowest = 0.0  # the slowest steady wait of the passes before
 
     def start_pass(self, loader: Any, make_iterator: Callable[[], Iterator[Any]]
                    ) -> Iterator[Any]:
@@ -110,8 +111,8 @@ class WorkerStacks:
             loader.worker_init_fn = user_init
         self.pids = [w.pid for w in getattr(iterator, "_workers", None) or []]
         watch = HangWatch(self.directory, _weakly(self._reported), floor_s=self.hang_after_s,
-                          outcome=OUTCOME, keep_watching=True, paused=True,
-                          main_name="main process")
+                          slowest=self._slowest, outcome=OUTCOME, keep_watching=True,
+                          paused=True, main_name="main process")
         watch.epoch(self.pids)
         watch.start()
         self._watch = watch
@@ -150,6 +151,7 @@ class WorkerStacks:
         """Stop the hang watch; the workers' last totals are asked for while they live."""
         if self._watch is not None:
             self._watch.stop()
+            self._slowest = max(self._slowest, self._watch.slowest)
             self._watch = None
         if self.profiling and self.pids:
             request_flush(self.directory, self.pids)
