@@ -44,12 +44,15 @@ def test_the_one_thread_trial_runs_and_the_advice_follows_its_numbers() -> None:
     sweep = prepared.run()
     best = sweep.best()
     assert best is not None and best.ok, sweep.results
-    # the loader's own worker_init_fn runs torch at 2 threads in each of its 2 workers
-    pools = ThreadPools(torch=2, blas=ThreadPools.here().blas)
-    assert oversubscribed(2, pools, cores=2)
-    advice = advise_threads(prepared.source, best, prepared.plan, 2, pools)
-    assert advice is not None and advice.trial is not None
+    # the loader's own worker_init_fn runs torch at 2 threads in each of its 2 workers: the
+    # trial's workers report it (measured after that function), and the advice starts from it
+    assert best.worker_threads is not None and best.worker_threads["torch"] == 2, best
+    assert ThreadPools.of(best).torch == 2 and oversubscribed(2, ThreadPools.of(best), cores=2)
+    advice = advise_threads(prepared.source, best, prepared.plan, 2)
+    assert advice is not None and advice.trial is not None and advice.pools.torch == 2
     assert advice.trial.ok and advice.trial.config == best.config, advice.trial.failure
+    capped = advice.trial.worker_threads
+    assert capped is not None and capped["torch"] == 1 and capped.get("blas", 1) == 1, capped
     assert advice.base_rate == best.samples_per_s
     assert advice.capped_rate == advice.trial.samples_per_s
     assert advice.gain == pytest.approx(advice.capped_rate / advice.base_rate - 1)
@@ -142,7 +145,8 @@ def test_tune_adds_the_measured_advice_to_its_notes_when_asked() -> None:
     result = run_tune(matmul_loader(), max_workers=2, store=False, budget_s=60, advise=True)
     chosen = result.config.num_workers
     advice = [n for n in result.notes if n.startswith("threads: ")]
-    pools = ThreadPools.here()
+    best = next(t for t in result.trials if t.ok and t.config == result.config)
+    pools = ThreadPools.of(best)  # as its workers reported them
     if oversubscribed(chosen, pools, result.machine.usable_cpus):  # type: ignore[union-attr]
         [text] = advice
         assert f"{chosen} workers × up to {pools.per_worker} threads" in text

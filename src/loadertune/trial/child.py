@@ -257,6 +257,7 @@ def _measure(loader: Any, config: LoaderConfig, plan: TrialPlan, step: Any,
         step_s=step_time / step_count if step_count else None,
         worker_pids={str(pid): wid for pid, wid in worker_pids.items()},
         profile=profiler.profile(pids),
+        worker_threads=profiler.threads(),
     )
     del iterator  # workers shut down after the parent has the numbers
 

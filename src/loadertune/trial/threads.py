@@ -74,6 +74,20 @@ def opencv_threads() -> int | None:
     return int(get()) if callable(get) else None
 
 
+def pool_threads() -> dict[str, int]:
+    """The threads each loaded pool of this thread would run now: torch's intra-op, OpenBLAS's
+    (or the environment's count), OpenCV's."""
+    out = {}
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        out["torch"] = int(torch.get_num_threads())
+    if (blas := blas_threads()) is not None:
+        out["blas"] = blas
+    if (cv := opencv_threads()) is not None:
+        out["opencv"] = cv
+    return out
+
+
 def cap_threads(threads: int) -> None:
     """Set torch's intra-op threads, every loaded OpenBLAS's and OpenCV's to ``threads``."""
     import torch

@@ -1,7 +1,8 @@
 """Advice beyond the knobs, measured before it is said: one thread per worker.
 
 When the best config's workers may run more threads than there are usable cores (workers ×
-the threads one worker's pools may run, see `loadertune.trial.threads`), the best config runs
+the threads one worker's pools may run, as its trial's workers reported them after their
+``worker_init_fn``, see `loadertune.trial.threads`), the best config runs
 once more with each worker's pools capped at one thread (`ThreadCap` after the user's
 ``worker_init_fn``). The cap is advised only when that trial is faster by more than the noise
 of the two measurements (the larger relative spread of their repeats, at least `MIN_GAIN`),
@@ -35,6 +36,15 @@ class ThreadPools:
     def here(cls) -> ThreadPools:
         """What workers started from this process get (forked ones inherit its settings)."""
         return cls(blas=blas_threads(), opencv=opencv_threads())
+
+    @classmethod
+    def of(cls, result: TrialResult) -> ThreadPools:
+        """The pools ``result``'s workers reported after their ``worker_init_fn`` (a user's
+        that raises torch's threads shows), else `here`."""
+        seen = result.worker_threads
+        if not seen:
+            return cls.here()
+        return cls(torch=seen.get("torch", 1), blas=seen.get("blas"), opencv=seen.get("opencv"))
 
     @property
     def per_worker(self) -> int:
@@ -114,7 +124,7 @@ def advise_threads(source: DatasetSource, best: TrialResult | None, plan: TrialP
     oversubscribed)."""
     if best is None or not best.ok:
         return None
-    pools = pools or ThreadPools.here()
+    pools = pools or ThreadPools.of(best)
     if not oversubscribed(best.config.num_workers, pools, cores):
         return None
     capped = run(source, best.config, replace(plan, worker_threads=1))
