@@ -97,6 +97,7 @@ class TrialResult:
     step_s: float | None = None  # mean seconds per timed batch spent in the step (None: no step)
     workers_blocked: float | None = None  # share of workers' time neither running nor runnable
     profile: list[dict[str, Any]] | None = None  # where worker time went (loadertune.profile)
+    worker_threads: dict[str, int] | None = None  # a worker's thread pools (trial.threads)
 
     @property
     def ok(self) -> bool:
@@ -129,6 +130,7 @@ class TrialResult:
             "step_s": self.step_s,
             "workers_blocked": self.workers_blocked,
             "profile": self.profile,
+            "worker_threads": self.worker_threads,
         }
 
     @classmethod
@@ -157,4 +159,5 @@ class TrialResult:
             step_s=data.get("step_s"),
             workers_blocked=data.get("workers_blocked"),
             profile=data.get("profile"),
+            worker_threads=data.get("worker_threads"),
         )

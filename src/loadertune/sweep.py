@@ -70,6 +70,7 @@ class SweepResult:
     duration_s: float = 0.0
     interrupted: bool = False
     interrupt: BaseException | None = field(default=None, repr=False, compare=False)
+    advice: list[dict[str, Any]] = field(default_factory=list)  # measured, beyond the knobs
 
     def ok(self) -> list[TrialResult]:
         return [r for r in self.results if r.ok]
@@ -104,6 +105,7 @@ class SweepResult:
             "best": best.config.to_kwargs() if best else None,
             "baseline_samples_per_s": base.samples_per_s if base else None,
             "results": [r.to_dict() for r in self.results],
+            "advice": self.advice,
         }
 
 

@@ -24,7 +24,8 @@ from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
 from loadertune.report.table import recommendation, sweep_table
 from loadertune.sweep import Grid, SweepResult
-from loadertune.trial import TrialPlan
+from loadertune.trial import DatasetSource, TrialPlan
+from loadertune.tuning.threads import advise_threads
 from loadertune.units import parse_choice_list, parse_duration, parse_int_list, parse_size
 
 ON_OFF = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False}
@@ -70,6 +71,9 @@ def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
     where = result_line(sweep.best())
     if where:
         console.print(where, style="dim", markup=False, soft_wrap=True)
+    for advice in sweep.advice:
+        console.print(advice["text"], style="bold" if advice["advised"] else "dim",
+                      markup=False, soft_wrap=True)
     best = recommendation(sweep)
     if best:
         console.print(f"[bold]best:[/] {best}")
@@ -86,9 +90,10 @@ def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
 
 
 def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: MachineInfo,
-                      step_spec: str | None = None, split: str = "train",
+                      step_spec: str | None = None, split: str = "train", advise: bool = True,
                       ) -> tuple[SweepResult, BaseException | None]:
-    """Check the input, then run the sweep behind a progress display.
+    """Check the input, then run the sweep behind a progress display, then (``advise``) the
+    measured advice beyond the knobs (`loadertune.tuning.threads`).
 
     Returns the sweep and the interrupt (Ctrl-C or SIGTERM) that stopped it, if any.
     """
@@ -106,7 +111,30 @@ def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: Machin
     if sweep.interrupted:
         stop = sweep.interrupt or KeyboardInterrupt()
         console.print("[yellow]interrupted: keeping the configs measured so far[/]")
+    elif advise:
+        stop = measure_advice(sweep, prepared.source, prepared.plan, machine)
     return sweep, stop
+
+
+def measure_advice(sweep: SweepResult, source: DatasetSource, plan: TrialPlan,
+                   machine: MachineInfo) -> BaseException | None:
+    """Add the thread advice of the sweep's best config to ``sweep.advice`` (one more trial
+    when its workers may oversubscribe the cores); the interrupt that stopped it, if any."""
+    console = stdout_console()
+    best = sweep.best()
+    if best is not None and best.ok:
+        console.print(f"[dim]measuring {best.config.label()} again with one thread per worker "
+                      "(its workers may run more threads than there are cores)...[/]",
+                      soft_wrap=True)
+    try:
+        with sigterm_as_interrupt():
+            advice = advise_threads(source, best, plan, machine.usable_cpus)
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (Terminated)
+        console.print("[yellow]interrupted: no thread advice[/]")
+        return err
+    if advice is not None:
+        sweep.advice.append(advice.to_dict())
+    return None
 
 
 def bench(
@@ -140,6 +168,9 @@ def bench(
     out: Annotated[Path, typer.Option(help="Folder for JSON/PNG not named otherwise.")] = Path(
         "loadertune-out"),
     strict: Annotated[bool, typer.Option(help="Exit 1 if any config failed.")] = False,
+    advice: Annotated[bool, typer.Option(
+        help="Measure advice beyond the knobs: when the best config's workers may run more "
+             "threads than there are cores, one more trial with one thread per worker.")] = True,
 ) -> None:
     """Measure DataLoader settings on your dataset: throughput, first batch, memory, CPU."""
     machine = machine_facts.collect()
@@ -150,7 +181,8 @@ def bench(
                      memory_limit=parse_size(memory_limit, of=machine.memory_room)
                      if memory_limit else None)
     json_file, plot_file = default_paths(out, "bench", json_path, plot_path)
-    sweep, stop = run_with_progress(dataset, grid, plan, machine, step_spec=step, split=split)
+    sweep, stop = run_with_progress(dataset, grid, plan, machine, step_spec=step, split=split,
+                                    advise=advice)
     show_and_save(sweep, json_file, plot_file)
     if stop is not None:
         sys.exit(143 if isinstance(stop, Terminated) else 130)

@@ -118,6 +118,9 @@ def tune(
              "history.sqlite]")] = None,
     fresh: Annotated[bool, typer.Option(
         help="Measure again even when history holds a result for this dataset here.")] = False,
+    advice: Annotated[bool, typer.Option(
+        help="Measure advice beyond the knobs: when the chosen config's workers may run more "
+             "threads than there are cores, one more trial with one thread per worker.")] = True,
 ) -> None:
     """Find the DataLoader settings that feed your step fastest here, within budgets."""
     if step_kind not in STEP_KINDS:
@@ -137,7 +140,7 @@ def tune(
                           store=store, fresh=fresh, split=split,
                           default_batch_size=DEFAULT_BATCH_SIZE,
                           trial_timeout_s=parse_duration(timeout),
-                          callbacks=TuneProgress(progress).callbacks())
+                          callbacks=TuneProgress(progress).callbacks(), advise=advice)
     if result.interrupt is not None:
         console.print("[yellow]interrupted: keeping the configs measured so far[/]")
     show(result, json_path, None if result.from_store and plot_path is None else plot_default)

@@ -7,6 +7,10 @@ spawn is not a hang) and restarts at each batch; when it passes max(``floor_s``,
 the slowest gap between batches so far) while the workers live, the watch reads each worker's
 current stack from its stack file (see `loadertune.profile.sampler`), and the main thread's
 from this process, and calls ``report`` with a `TrialFailure` of kind ``hang``.
+
+In a live training loop (`loadertune.watch`) only the loop's waits are on the clock: the loop
+calls `waiting` when it asks for a batch and `arrived` when it gets it (its step is not a
+hang), and with ``keep_watching`` the watch reports each stuck wait once and goes on.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from dataclasses import dataclass, field
 from loadertune.profile.frames import Frame, idle, own_frame, stack_of
 from loadertune.profile.sampler import read_stack_files
 from loadertune.results import TrialFailure
+
+KILLED = "the process tree was killed"
 
 HANG_FLOOR_S = 10.0
 HANG_FACTOR = 20.0
@@ -63,8 +69,9 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def describe(stuck: list[Stuck], waited_s: float) -> TrialFailure:
-    """The ``hang`` failure: who is stuck where; the own frame of the first stuck one."""
+def describe(stuck: list[Stuck], waited_s: float, outcome: str = KILLED) -> TrialFailure:
+    """The ``hang`` failure: who is stuck where; the own frame of the first stuck one;
+    ``outcome`` says what was done about it."""
     busy = [s for s in stuck if not idle(s.stack)] or stuck
     places = "; ".join(f"{s.who} at {s.place()}" for s in busy)
     idlers = [s.who for s in stuck if s not in busy]
@@ -74,7 +81,7 @@ def describe(stuck: list[Stuck], waited_s: float) -> TrialFailure:
                    if first is not None else None)
     return TrialFailure(
         "hang", f"no batch for {waited_s:.0f} s while the workers live: {places}{rest}; "
-                "the process tree was killed",
+                f"{outcome}",
         detail="\n\n".join(s.traceback() for s in stuck),
         worker_id=first.worker_id if first is not None else None,
         where=where_frame.where() if where_frame is not None else None)
@@ -93,6 +100,11 @@ class HangWatch:
     last: float | None = None
     slowest: float = 0.0
     running: bool = True
+    outcome: str = KILLED  # what is done about a hang, said in the report
+    keep_watching: bool = False  # report each stuck wait once and go on watching
+    paused: bool = False  # a live loop is in its step: no batch is being waited for
+    reported: float | None = None  # the clock start of the wait last reported
+    main_name: str = "main trial process"  # what this process is called in the report
 
     def start(self) -> None:
         self.main = threading.main_thread().ident
@@ -112,18 +124,39 @@ class HangWatch:
             self.slowest = now - self.last
         self.last = self.since = now
 
+    def waiting(self, now: float) -> None:
+        """A live loop asks for a batch: the clock restarts (once the workers are up)."""
+        if self.since is not None:
+            self.since = now
+        self.paused = False
+
+    def arrived(self, now: float) -> None:
+        """The batch a live loop waited for came: its wait counts towards the slowest (not
+        an epoch's first, which includes the workers' start, nor one reported as a hang, which
+        would hide the next), and its step is off the clock."""
+        self.paused = True
+        since = self.since
+        if self.last is not None and since is not None and since != self.reported and \
+                now - since > self.slowest:
+            self.slowest = now - since
+        self.last = now
+
     def _loop(self) -> None:
         while self.running:
             time.sleep(CHECK_S)
             now = time.monotonic()
-            pids = self.pids
-            if self.since is None:
+            pids, since = self.pids, self.since
+            if since is None:
                 self._maybe_started(pids, now)
                 continue
+            if self.paused or since == self.reported:
+                continue
             limit = max(self.floor_s, self.factor * self.slowest)
-            if now - self.since > limit and self.running and all(_alive(p) for p in pids):
-                self.running = False
-                self.report(describe(self._stacks(pids), now - self.since))
+            if now - since > limit and self.running and since == self.since and \
+                    all(_alive(p) for p in pids):
+                self.running = self.keep_watching
+                self.reported = since
+                self.report(describe(self._stacks(pids), now - since, self.outcome))
 
     def _maybe_started(self, pids: list[int], now: float) -> None:
         reported = {d.get("pid") for d in read_stack_files(self.directory)}
@@ -144,5 +177,5 @@ class HangWatch:
             main = stack_of(frame)
             del frame
             if not pids or not any(f.file.endswith("dataloader.py") for f in main):
-                out.append(Stuck(f"main trial process (pid {os.getpid()})", main))
+                out.append(Stuck(f"{self.main_name} (pid {os.getpid()})", main))
         return out

@@ -76,6 +76,7 @@ class StackSampler(threading.Thread):
         self.on_request = False  # flushes on FLUSH_SIGNAL (see `request_flush`)
         self.cpu_known = True
         self.started = time.monotonic()
+        self.threads: dict[str, int] | None = None  # the worker's thread pools (trial.threads)
 
     def run(self) -> None:
         """Flush every `FLUSH_S`; between flushes, look every ``interval_s`` unless the
@@ -203,7 +204,7 @@ class StackSampler(threading.Thread):
         stack = [[f.file, f.line, f.func] for f in stack_of(frame)]
         data = {"who": self.who, "pid": os.getpid(), "t": time.time(),
                 "wall_s": time.monotonic() - self.started, "stack": stack, "entries": entries,
-                "on_request": self.on_request}
+                "on_request": self.on_request, "threads": self.threads}
         path = stack_file(self.directory, os.getpid())
         temporary = f"{path}.{threading.get_ident()}.tmp"
         with contextlib.suppress(OSError):  # the trial is over and its folder gone
@@ -230,6 +231,7 @@ class SamplerInit:
     directory: str
     interval_s: float
     user_fn: Callable[[int], Any] | None = None
+    count_threads: bool = False  # write the thread pools' sizes after the user's function
 
     def __call__(self, worker_id: int) -> None:
         sampler = start_sampler(self.directory, f"worker {worker_id}", self.interval_s)
@@ -239,6 +241,11 @@ class SamplerInit:
         multiprocessing.util.Finalize(sampler, sampler.finish, exitpriority=10)
         if self.user_fn is not None:
             self.user_fn(worker_id)
+        if self.count_threads:
+            from loadertune.trial.threads import pool_threads
+
+            sampler.threads = pool_threads()  # in the main thread: OpenMP's count is per thread
+            sampler.flush(None)
 
 
 def read_stack_files(directory: str) -> list[dict[str, Any]]:

@@ -44,7 +44,8 @@ class TrialProfiler:
         interval = PROFILE_INTERVAL_S if profiling else STACK_INTERVAL_S
         main = None
         if num_workers > 0:
-            loader.worker_init_fn = SamplerInit(directory, interval, loader.worker_init_fn)
+            loader.worker_init_fn = SamplerInit(directory, interval, loader.worker_init_fn,
+                                                count_threads=True)
         elif profiling:
             main = start_sampler(directory, "main", interval)
         watch = HangWatch(directory, report)
@@ -60,6 +61,15 @@ class TrialProfiler:
             self.main.flush(sys._getframe())
         request_flush(self.directory, pids)
         return merge(read_stack_files(self.directory))
+
+    def threads(self) -> dict[str, int] | None:
+        """The most threads any worker's pools would run, by pool, as each worker had them
+        after its ``worker_init_fn`` (None: no worker reported)."""
+        out: dict[str, int] = {}
+        for data in read_stack_files(self.directory):
+            for pool, count in (data.get("threads") or {}).items():
+                out[pool] = max(out.get(pool, 0), int(count))
+        return out or None
 
     def stop(self) -> None:
         self.watch.stop()

@@ -24,6 +24,7 @@ from loadertune.trial.consumer import make_step
 from loadertune.trial.job import EventWriter, TrialJob
 from loadertune.trial.process import TRIAL_TMP_PREFIX
 from loadertune.trial.stats import median, relative_spread, window_rates
+from loadertune.trial.threads import ThreadCap
 
 if TYPE_CHECKING:
     from loadertune.config import LoaderConfig
@@ -168,6 +169,8 @@ def measure(job: TrialJob, events: EventWriter, inherited: Pipeline | None = Non
     config, plan = job.config, job.plan
     step = make_step(plan.step_ms, plan.step_kind, user_step)
     loader = build(loaded, config)
+    if plan.worker_threads is not None and config.num_workers > 0:
+        loader.worker_init_fn = ThreadCap(plan.worker_threads, loader.worker_init_fn)
     profiler = TrialProfiler.start(loader, config.num_workers, plan.profile,
                                    lambda failure: events.send("failure", **failure.to_dict()))
     try:
@@ -254,6 +257,7 @@ def _measure(loader: Any, config: LoaderConfig, plan: TrialPlan, step: Any,
         step_s=step_time / step_count if step_count else None,
         worker_pids={str(pid): wid for pid, wid in worker_pids.items()},
         profile=profiler.profile(pids),
+        worker_threads=profiler.threads(),
     )
     del iterator  # workers shut down after the parent has the numbers
 

@@ -34,6 +34,7 @@ class TrialPlan:
     full_sample_interval_s: float = 0.25
     window_per_worker: int | None = None
     profile: bool = True  # sample workers' stacks every 5 ms (off: only for hang reports)
+    worker_threads: int | None = None  # cap each worker's thread pools (trial.threads)
 
     def __post_init__(self) -> None:
         if self.batches < 1:
@@ -52,6 +53,8 @@ class TrialPlan:
             raise ConfigError(f"--timeout must be > 0 seconds, got {self.timeout_s}")
         if self.window_per_worker is not None and self.window_per_worker < 1:
             raise ConfigError(f"window_per_worker must be >= 1, got {self.window_per_worker}")
+        if self.worker_threads is not None and self.worker_threads < 1:
+            raise ConfigError(f"worker_threads must be >= 1, got {self.worker_threads}")
         if self.memory_limit is not None and self.memory_limit <= 0:
             raise ConfigError(f"memory limit must be > 0 bytes, got {self.memory_limit}")
 

@@ -331,6 +331,7 @@ class _Observer:
         result.remeasured = bool(d.get("remeasured"))
         result.step_s = d.get("step_s")
         result.profile = d.get("profile")
+        result.worker_threads = d.get("worker_threads")
         self._cpu(result, self.t_end or time.monotonic())
         return result
 

@@ -26,6 +26,7 @@ from loadertune.tuning.probe import ItemProbe, ProbeOutcome, probe_in_trial
 from loadertune.tuning.recommend import recommend
 from loadertune.tuning.result import TuneResult
 from loadertune.tuning.strategy import Space
+from loadertune.tuning.threads import advise_threads
 from loadertune.tuning.tuner import Callbacks, search
 
 STORE_MAX_AGE = timedelta(days=30)
@@ -164,10 +165,11 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
              start_method: str | None = None, store: StoreArg = None, fresh: bool = False,
              step_kind: str = "cpu", callbacks: Callbacks | None = None, split: str = "train",
              default_batch_size: int | None = None,
-             trial_timeout_s: float | None = None) -> TuneResult:
+             trial_timeout_s: float | None = None, advise: bool = False) -> TuneResult:
     """`tune_detailed` that returns (stores, and marks) an interrupted search instead of
     raising, so a caller can show what finished; ``default_batch_size`` applies to a bare
-    dataset when ``batch_size`` is None (the CLI's default)."""
+    dataset when ``batch_size`` is None (the CLI's default); ``advise`` adds the measured
+    thread advice (`loadertune.tuning.threads`, one more trial) to the notes."""
     started = time.monotonic()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     if budget_s is not None and budget_s <= 0:
@@ -193,6 +195,16 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
     elif probe.items:
         notes.insert(0, f"probe: {probe.describe()}")
     notes.extend(space.limits.notes)
+    interrupt = outcome.interrupt
+    if advise and outcome.stopped_by != "interrupted":
+        chosen = next((t for t in outcome.trials if t.ok and t.config == rec.config), None)
+        try:
+            advice = advise_threads(prep.source, chosen, prep.plan, prep.machine.usable_cpus)
+        except KeyboardInterrupt as err:  # what was measured is kept and stored
+            advice, interrupt = None, err
+            notes.append("thread advice not measured: interrupted")
+        if advice is not None:
+            notes.append(advice.text)
     if prep.loaded.parts is not None:
         notes.append(kept_parts_note(prep.loaded))
     reason = rec.reason
@@ -208,7 +220,7 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
         probe={**probe.to_dict(), "handover_s": handover},
         stopped_by=outcome.stopped_by, started_at=started_at,
         fingerprints={**prep.fingerprints, "request_key": prep.request_key},
-        interrupt=outcome.interrupt)
+        interrupt=interrupt)
     if history is not None and outcome.trials:
         result.run_id = history.save(
             result.to_dict(), request_key=prep.request_key, machine=prep.fingerprints["machine"],

@@ -7,7 +7,8 @@ prints, when the pass ends, the share of the loop spent waiting for data, p50/p9
 worker's fetch times, and a verdict with the num_workers to use. Modules, one job each:
 ``timing`` (per-batch wait/step), ``workers`` (per-worker timers in the worker processes),
 ``summary`` (the numbers), ``verdict`` (the advice), ``distributed`` (ranks), ``render`` (rich),
-``sinks`` (TensorBoard), ``watcher`` (the wrapper that ties them).
+``sinks`` (TensorBoard), ``stacks`` (workers' stacks: hangs reported live, where worker time
+goes), ``watcher`` (the wrapper that ties them).
 """
 
 from loadertune.callable_module import make_callable

@@ -6,6 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from loadertune.profile.summary import profile_line
 from loadertune.watch.summary import WatchSummary
 
 
@@ -74,6 +75,10 @@ def render_summary(summary: WatchSummary) -> RenderableType:
         parts.append(worker_table(s))
     if s.worker_note:
         parts.append(Text(f"  note: {s.worker_note}", style="yellow"))
+    parts.extend(Text(f"  {h.line()}", style="bold red") for h in s.hangs)
+    where = profile_line(s.profile or [])
+    if where:
+        parts.append(Text(f"  {where}"))
     parts.append(verdict_text(s))
     return Group(*parts)
 

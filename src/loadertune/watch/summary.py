@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from loadertune.watch.stacks import LoopHang
 from loadertune.watch.timing import LoopTimes
 from loadertune.watch.verdict import Verdict, decide
 from loadertune.watch.workers import WorkerCounters
@@ -94,6 +95,8 @@ class WatchSummary:
     slowest_worker: str | None
     verdict: Verdict
     rank: RankInfo = field(default_factory=RankInfo)
+    hangs: list[LoopHang] = field(default_factory=list)  # waits that passed the hang threshold
+    profile: list[dict[str, Any]] | None = None  # where worker time goes (watch(profile=True))
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -106,6 +109,7 @@ class WatchSummary:
         data["workers"] = [WorkerSummary.from_dict(w) for w in data.get("workers", [])]
         data["verdict"] = Verdict(**data["verdict"])
         data["rank"] = RankInfo(**data.get("rank", {}))
+        data["hangs"] = [LoopHang.from_dict(h) for h in data.get("hangs", [])]
         return cls(**data)
 
     def scalars(self) -> dict[str, float]:
