@@ -22,7 +22,9 @@ def test_a_memory_failure_is_backed_off_from_not_answered_with_zero_workers() ->
                                       budget_s=150)
     failures = [t for t in result.trials if t.failure is not None]
     assert any(t.failure.kind == "memory_limit" for t in failures), result.trials
-    assert result.config.num_workers >= 2, result.reason  # w1 ties w0: 2+ must be found
+    trail = [(t.config.label(), t.status, round(t.samples_per_s or 0), t.memory.total // MiB)
+             for t in result.trials]
+    assert result.config.num_workers >= 2, (result.reason, result.notes, trail)  # w1 ties w0
     chosen = next(t for t in result.trials if t.ok and t.config == result.config)
     assert chosen.memory.total <= budget
     wall = min(t.config.num_workers for t in failures)
