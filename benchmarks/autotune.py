@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", default=",".join(c.name for c in CASES))
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
+    # more workers than cores is what the latency case is about: torch's warning is noise here
+    warnings.filterwarnings("ignore", message="This DataLoader will create")
     wanted = [c for c in CASES if c.name in args.cases.split(",")]
     if not wanted or args.epochs < 3:
         print("error: name at least one case (latency, step-bound) and --epochs >= 3",
