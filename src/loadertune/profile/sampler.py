@@ -1,6 +1,6 @@
 """A sampling profiler for one process's main thread, reporting through a file.
 
-Every ``interval_s`` (5 ms when profiling) the main thread's current frame is looked at: from
+Every ``interval_s`` (10 ms when profiling) the main thread's current frame is looked at: from
 a SIGALRM interval timer whose handler runs in the main thread itself (where SIGALRM is free),
 else by a daemon thread (``sys._current_frames()``). A look finds the innermost own frame (see
 `frames.is_own`) and the innermost frame overall, and adds the wall time since the last look,
@@ -34,7 +34,7 @@ from typing import Any
 from loadertune.profile.frames import BOUNDARY, HANDOVER, OTHER, OWN, Frame, role, stack_of
 
 FLUSH_S = 0.5
-PROFILE_INTERVAL_S = 0.005  # a look every 5 ms
+PROFILE_INTERVAL_S = 0.01  # a look every 10 ms
 STACK_INTERVAL_S = 0.25  # profiling off: only keep the current stack for hang reports
 TIMER_BELOW_S = 0.05  # intervals this short sample from the SIGALRM timer
 # the trial asks a worker for its totals now (see request_flush); None where there is none

@@ -4,7 +4,7 @@ time goes.
 The trial's machinery (`loadertune.profile`) does the work. While a pass's iterator is made, a
 `SamplerInit` stands in front of the loader's ``worker_init_fn`` (the user's is chained), so
 each worker keeps its current stack in a file of a private folder (a look every 0.25 s; with
-``profile=True`` a 5 ms sampling profile as well). A `HangWatch` thread has only the loop's
+``profile=True`` a 10 ms sampling profile as well). A `HangWatch` thread has only the loop's
 waits on its clock (its steps are not hangs): when no batch came for max(``hang_after_s``,
 20 × the slowest wait so far) while the workers live, it reads each worker's stack and the
 watch reports who is stuck at which file:line. Nothing is killed: when the batch comes, the

@@ -73,7 +73,7 @@ class Watcher(Generic[T]):
       loop waits for a batch longer than max(``hang_after_s``, 20 × the slowest wait so far)
       while the workers live, each worker's file:line is reported at once (printed, and in
       :meth:`summary`); nothing is killed, and the loop goes on when the batch comes.
-      ``hang_after_s=None`` turns this off. ``profile=True`` samples the workers every 5 ms
+      ``hang_after_s=None`` turns this off. ``profile=True`` samples the workers every 10 ms
       (a few % of their time) for "where worker time goes" in the report and summary.
     """
 
