@@ -32,6 +32,17 @@ def run(argv: list[str], timeout: float = 90, extra_env: dict[str, str] | None =
     return subprocess.CompletedProcess(argv, done.returncode, done.stdout, done.stderr)
 
 
+def torchrun(script: Path | str, *args: str, tmp_path: Path, timeout: float,
+             extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``script`` under torchrun with 2 ranks on this machine, in a session of its own whose
+    whole tree is killed afterwards (ranks that deadlock fail the test, not outlive it)."""
+    extra = {"OMP_NUM_THREADS": "1", "COLUMNS": "200", "TMPDIR": str(tmp_path),
+             **(extra_env or {})}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           str(script), *args]
+    return run(cmd, timeout=timeout, extra_env=extra, cwd=str(tmp_path))
+
+
 def cli(*args: str, prefix: list[str] | None = None, **kw: Any) -> subprocess.CompletedProcess:
     return run([*(prefix or []), sys.executable, "-m", "loadertune", *args], **kw)
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _lt import run
+from _lt import torchrun
 
 HERE = Path(__file__).resolve()
 EPOCHS = 3
@@ -105,21 +105,17 @@ def train(mode: str, out_json: str) -> None:
     dist.destroy_process_group()
 
 
-def torchrun(tmp_path: Path, mode: str, timeout: float) -> tuple[list[dict], str]:
-    """Both ranks' results; torchrun runs in a session of its own, killed afterwards, so ranks
-    that deadlock fail the test (by its timeout) instead of outliving it."""
-    extra = {"OMP_NUM_THREADS": "1", "COLUMNS": "200", "TMPDIR": str(tmp_path)}
+def both_ranks(tmp_path: Path, mode: str, timeout: float) -> tuple[list[dict], str]:
+    """Both ranks' results of ``mode`` under torchrun, and its stderr."""
     out = tmp_path / "out.json"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           str(HERE), mode, str(out)]
-    proc = run(cmd, timeout=timeout, extra_env=extra, cwd=str(tmp_path))
+    proc = torchrun(HERE, mode, str(out), tmp_path=tmp_path, timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return [json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1)], proc.stderr
 
 
 @pytest.mark.timeout(150)
 def test_ranks_change_together_at_the_same_batch_with_the_real_policy(tmp_path: Path) -> None:
-    results, stderr = torchrun(tmp_path, "policy", timeout=140)
+    results, stderr = both_ranks(tmp_path, "policy", timeout=140)
     first, second = results
     assert first["same"] and second["same"]  # each rank: exactly its plain loader's batches
     assert first["batches"] == second["batches"] == EPOCHS * 24  # 192 items / 2 ranks / 4
@@ -136,7 +132,7 @@ def test_ranks_change_together_at_the_same_batch_with_the_real_policy(tmp_path: 
 
 @pytest.mark.timeout(150)
 def test_a_failure_on_one_rank_is_rolled_back_on_both(tmp_path: Path) -> None:
-    results, _ = torchrun(tmp_path, "failure", timeout=140)
+    results, _ = both_ranks(tmp_path, "failure", timeout=140)
     first, second = results
     assert first["same"] and second["same"]
     assert [c[4] for c in second["changes"]] == ["grow", "grow", "failed", "grow"]
@@ -150,7 +146,7 @@ def test_a_failure_on_one_rank_is_rolled_back_on_both(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(150)
 def test_nodes_tune_apart_in_groups_of_their_own(tmp_path: Path) -> None:
-    results, _ = torchrun(tmp_path, "nodes", timeout=140)
+    results, _ = both_ranks(tmp_path, "nodes", timeout=140)
     for rank, result in enumerate(results):
         assert result["group"] == [rank]  # its node's group holds it alone
         assert result["same"] and result["batches"] == EPOCHS * 24

@@ -20,7 +20,7 @@ pytest.importorskip("datasets")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("accelerate")
 
-from _lt import run  # noqa: E402
+from _lt import torchrun  # noqa: E402
 from datasets import Dataset  # noqa: E402
 
 from loadertune.autotune.hf import AutotuneCallback, TunedBase  # noqa: E402
@@ -114,11 +114,8 @@ def ranks(out_json: str) -> None:
 @pytest.mark.timeout(240)
 def test_under_torchrun_accelerate_still_shards_and_the_ranks_agree(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           __file__, str(out)]
-    proc = run(cmd, timeout=220, cwd=str(tmp_path),
-               extra_env={"OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path),
-                          "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")})
+    proc = torchrun(__file__, str(out), tmp_path=tmp_path, timeout=220,
+                    extra_env={"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     first, second = (json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1))
     assert first["sampler"] == "BatchSamplerShard"

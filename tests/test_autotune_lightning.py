@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, Dataset
 
 pl = pytest.importorskip("lightning.pytorch")
 
-from _lt import run  # noqa: E402
+from _lt import torchrun  # noqa: E402
 
 from loadertune.autotune.lightning import AutotuneCallback  # noqa: E402
 
@@ -139,10 +139,7 @@ def ddp(out_json: str) -> None:
 @pytest.mark.timeout(240)
 def test_ddp_under_torchrun_keeps_lightnings_sampler_and_the_ranks_agree(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           __file__, str(out)]
-    proc = run(cmd, timeout=220, cwd=str(tmp_path),
-               extra_env={"OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)})
+    proc = torchrun(__file__, str(out), tmp_path=tmp_path, timeout=220)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     first, second = (json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1))
     assert first["finished"] and second["finished"]

@@ -7,13 +7,12 @@ with ONLY, only that rank wraps its loader).
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from _lt import run
+from _lt import torchrun
 
 HERE = Path(__file__).resolve()
 
@@ -71,20 +70,11 @@ def train_one_rank_watches(out_json: str, only: int) -> None:
     dist.destroy_process_group()
 
 
-def torchrun(tmp_path: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
-    """torchrun with 2 ranks in a session of its own; the whole group is killed afterwards, so
-    ranks that deadlock do not outlive a failed test."""
-    extra = {"OMP_NUM_THREADS": "1", "COLUMNS": "160", "TMPDIR": str(tmp_path)}  # torchelastic
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           str(HERE), *args]
-    return run(cmd, timeout=timeout, extra_env=extra, cwd=str(tmp_path))
-
-
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("only", [0, 1])
 def test_one_rank_watching_does_not_deadlock(tmp_path: Path, only: int) -> None:
     out_json = tmp_path / "out.json"
-    proc = torchrun(tmp_path, str(out_json), str(only), timeout=110)
+    proc = torchrun(HERE, str(out_json), str(only), tmp_path=tmp_path, timeout=110)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = [json.loads(Path(f"{out_json}.{r}").read_text()) for r in (0, 1)]
     assert [r["sum"] for r in results] == [3.0, 3.0]
@@ -98,7 +88,7 @@ def test_one_rank_watching_does_not_deadlock(tmp_path: Path, only: int) -> None:
 @pytest.mark.timeout(180)
 def test_torchrun_two_ranks_gather_into_one_table(tmp_path):
     out_json = tmp_path / "summaries.json"
-    proc = torchrun(tmp_path, str(out_json), timeout=170)
+    proc = torchrun(HERE, str(out_json), tmp_path=tmp_path, timeout=170)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     summaries = json.loads(out_json.read_text())
     assert [s["rank"]["rank"] for s in summaries] == [0, 1]
