@@ -46,6 +46,14 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?:隨機|随机)[^\n]{0,40}(?:一樣|一样|相同)|(?:相同|一樣|一样)[^\n]{0,40}(?:隨機|随机)",
               2, key=True),
          text(r"\b(\d+\.\d+)(?: \1\b){3,}", 1.5, key=True),
+         # told as seeding: "equally seeded", "reseed torch's random states and not numpy"
+         text(r"(?i)\b(?:equally|identically|same)[ -]seeded\b|re-?seed\w*[^\n]{0,60}\bnot\s+"
+              r"(?:numpy|np)\b|(?:numpy|np\.random)[^\n]{0,40}\bnot\s+(?:re-?)?seeded", 2,
+              key=True),
+         # "does not exhibit random behaviour", and the post everyone cites about it
+         text(r"(?i)(?:not|n't)\s+(?:\w+\s+){0,2}random\s+(?:behaviou?r|numbers|augmentations?)",
+              1.5, key=True),
+         text(r"a-bug-that-plagues-thousands-of-open-source-ml-projects", 2, key=True),
          text(r"(?m)^\[Worker (\d+)\] ([^\n:]+): ([\d.]+)\n\[Worker (?!\1)\d+\] \2: \3$", 2,
               key=True),
          text(r"(?i)np\.random|numpy\.random|numpy random|random in numpy", 1),

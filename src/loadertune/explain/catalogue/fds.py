@@ -27,6 +27,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "too_many_open_files", "too many open files",
         (text(r"(?i)too many open (?:files|fds|file descriptors)", 4, key=True),
+         text(r"(?i)too many (?:files|file descriptors|fds) (?:open|opened)\b", 3, key=True),
          text(r"\[Errno 24\]", 3, key=True),
          text(r"\bEMFILE\b", 2, key=True),
          text(r"unable to open shared memory object \S+ in read-write mode", 2, key=True),

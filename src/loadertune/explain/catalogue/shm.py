@@ -23,6 +23,8 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|low)"
               r"|/dev/shm (?:is |was )?(?:full|too small)|df -h /dev/shm", 2, key=True),
          text(r"_multiprocessing\.SemLock|SemLock\.__init__", 1),
+         # the write failed while a worker put a tensor's storage into shared memory
+         frame(r"reductions\.py in reduce_storage$", 1),
          frame(r"synchronize\.py in __init__|context\.py in (?:Lock|RLock|Semaphore|Queue)", 0.5),
          CONTAINER),
         "a worker (or the queue between workers and the main process) could not create its "

@@ -44,7 +44,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Fatal Python error: Segmentation fault", 2.5, key=True),
          text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True),
          # prose ("seg fault", "segfault", SIGSEGV) next to a worker that exited unexpectedly
-         text(r"(?i)\bseg[ -]?faults?\b|\bSIGSEGV\b", 2, key=True),
+         text(r"(?i)\bseg[ -]?fault(?:s|ing|ed)?\b|\bSIGSEGV\b", 2, key=True),
+         # the bare words (a title): weak, the message above may be in the text as well
+         text(r"(?i)\bsegmentation fault\b(?! \(core dumped\))", 1, key=True),
          text(r"exited unexpectedly", 1)),
         "a C extension (image/audio decoder, OpenCV, a library not fork-safe) crashed inside "
         "a worker",
@@ -113,7 +115,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "too_many_workers", "more workers than the CPUs allow",
         (text(r"This DataLoader will create (?P<workers>\d+) worker processes in total\. Our "
               r"suggested max number of worker in current system is (?P<suggest>\d+)", 3,
-              key=True),),
+              key=True),
+         # the diagnosis in words (a maintainer's answer to "exited unexpectedly")
+         text(r"(?i)\btoo many (?:data ?loader )?workers\b", 2.5, key=True)),
         "num_workers exceeds the CPUs this process may use (affinity/cpuset); the workers "
         "time-share cores and can freeze or slow the machine",
         "`loadertune doctor --probe cores`",
