@@ -18,6 +18,8 @@ from torch.utils.data import DataLoader, IterableDataset
 from loadertune.autotune.feed import Feed, SeedWorker
 from loadertune.pipeline.rebuild import build_loader, config_of, parts_of
 
+FEEDER_JOIN_S = 1.0  # how long a queue's feeder thread may take to flush and exit
+
 
 @dataclass(frozen=True)
 class Knobs:
@@ -66,14 +68,30 @@ def inner_loader(loader: DataLoader, knobs: Knobs, feed: Feed | None,
 
 
 def close_iterator(it: Any) -> None:
-    """Shut down a DataLoader iterator's workers and close its result queue now. torch closes
-    that queue only with pin_memory; otherwise its pipe stays open until the iterator is
-    collected, which a traceback cycle (a worker that died) can put off indefinitely."""
+    """Shut down a DataLoader iterator's workers and close its queues' pipes now.
+
+    torch closes the result queue only with pin_memory, and an index queue only through its
+    feeder thread; a shutdown cut short (a worker's SIGCHLD arriving in it) closes neither,
+    and a feeder never told to close keeps its pipe (and itself) alive for good.
+    Left to the garbage collector, which a traceback cycle (a worker that died) can put off
+    indefinitely, each keeps both ends of a pipe open in this process. A queue whose feeder
+    thread is still running is left to it (closing under a writer could hit a reused fd)."""
     shutdown = getattr(it, "_shutdown_workers", None)
     if shutdown is None:
         return
-    shutdown()
-    queue = getattr(it, "_worker_result_queue", None)
-    for end in (getattr(queue, "_reader", None), getattr(queue, "_writer", None)):
-        if end is not None:
-            end.close()
+    try:
+        shutdown()
+    finally:
+        queues = [*getattr(it, "_index_queues", ()), getattr(it, "_worker_result_queue", None)]
+        for queue in queues:
+            if queue is None:
+                continue
+            queue.close()  # (again: a no-op once done) its feeder thread flushes and exits
+            feeder = getattr(queue, "_thread", None)
+            if feeder is not None:
+                feeder.join(timeout=FEEDER_JOIN_S)
+                if feeder.is_alive():
+                    continue
+            for end in (getattr(queue, "_reader", None), getattr(queue, "_writer", None)):
+                if end is not None:
+                    end.close()
