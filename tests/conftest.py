@@ -11,7 +11,9 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,6 +109,24 @@ def _fd_targets(before: dict[int, str] | None = None) -> dict[int, str]:
     return {fd: t for fd, t in found.items() if not before or before.get(fd) != t}
 
 
+def _fd_owners(fds: set[int]) -> list[str]:
+    """What keeps ``fds`` open: the live objects holding each Connection, and each queue
+    feeder thread still running (with where it waits), so a leak names its owner."""
+    from multiprocessing.connection import Connection
+
+    found = []
+    for obj in gc.get_objects():
+        if isinstance(obj, Connection) and not obj.closed and obj._handle in fds:
+            holders = {type(r).__qualname__ for r in gc.get_referrers(obj)} - {"list"}
+            found.append(f"fd {obj._handle} held by {sorted(holders)}")
+    frames = sys._current_frames()
+    for thread in threading.enumerate():
+        if thread.name == "QueueFeederThread" and thread.ident in frames:
+            where = traceback.extract_stack(frames[thread.ident])[-2]
+            found.append(f"a queue feeder thread alive in {where.name}:{where.lineno}")
+    return found
+
+
 @pytest.fixture(autouse=True)
 def no_leaks(tmp_path_factory: pytest.TempPathFactory,
              monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
@@ -129,4 +149,7 @@ def no_leaks(tmp_path_factory: pytest.TempPathFactory,
     temp_left = [p.name for p in tmp.iterdir()]
     assert not temp_left, f"temp files left behind: {temp_left}"
     fds_after = _wait_for(lambda: max(_settled_fds() - fds_before, 0), 2.0)
-    assert not fds_after, f"{fds_after} file descriptors left open: {_fd_targets(fd_set)}"
+    if fds_after:
+        left = _fd_targets(fd_set)
+        pytest.fail(f"{fds_after} file descriptors left open: {left}; "
+                    f"{_fd_owners(set(left)) or 'no Python object holds them'}")

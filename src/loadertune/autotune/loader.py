@@ -21,7 +21,7 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from loadertune.autotune.feed import EpochOrder, Feed
 from loadertune.autotune.policy import Bounds, Verdict, Window, decide
-from loadertune.autotune.rebuild import Knobs, close_iterator, inner_loader
+from loadertune.autotune.rebuild import Knobs, close_iterator, inner_loader, start_iterator
 from loadertune.trial.sampler import process_memory
 
 if TYPE_CHECKING:
@@ -227,7 +227,7 @@ class AutotunedLoader:
             self._feed.items, self._feed.start = items, pos
         with warnings.catch_warnings():  # more workers than cores is the tuner's own choice
             warnings.filterwarnings("ignore", message="This DataLoader will create")
-            return iter(self._inner)
+            return start_iterator(self._inner)
 
     def _drop_inner(self) -> None:
         inner, self._inner, self._inner_knobs = self._inner, None, None

@@ -9,16 +9,24 @@ user's too.
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+import types
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, IterableDataset
+from torch.utils.data._utils import signal_handling
+from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from loadertune.autotune.feed import Feed, SeedWorker
 from loadertune.pipeline.rebuild import build_loader, config_of, parts_of
 
 FEEDER_JOIN_S = 1.0  # how long a queue's feeder thread may take to flush and exit
+WORKER_CHECK_S = 0.25  # how often a wait for a batch checks that the workers live
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,57 @@ def inner_loader(loader: DataLoader, knobs: Knobs, feed: Feed | None,
     return build_loader(loader.dataset, loader.collate_fn, parts, config)
 
 
+def start_iterator(loader: DataLoader) -> Iterator[Any]:
+    """``iter(loader)``, with torch's SIGCHLD handler kept from raising for its workers.
+
+    That handler raises a worker's death in the main thread wherever it happens to be: inside
+    a queue's ``put`` it can leave the queue's lock held (every later put, shutdown's
+    included, then hangs) or start a feeder thread that close() never tells to quit. Without
+    it, a dead worker is still found: the iterator checks its workers each time it has
+    waited ``WORKER_CHECK_S`` for a batch. When starting fails, the half-built
+    iterator (reachable only from the traceback) is closed before raising."""
+    try:
+        with _sigchld_held():
+            it = iter(loader)
+    except BaseException as err:
+        tb = err.__traceback__
+        while tb is not None:
+            half = tb.tb_frame.f_locals.get("self")
+            if isinstance(half, _BaseDataLoaderIter):
+                with contextlib.suppress(Exception):
+                    close_iterator(half)
+                break
+            tb = tb.tb_next
+        raise
+    if getattr(it, "_worker_pids_set", False):
+        signal_handling._remove_worker_pids(id(it))
+        it._worker_pids_set = False  # type: ignore[attr-defined]
+        it._try_get_data = types.MethodType(_try_get_data, it)  # type: ignore[attr-defined]
+    return it
+
+
+def _try_get_data(it: Any, timeout: float = WORKER_CHECK_S) -> tuple[bool, Any]:
+    """torch's wait for a batch, checking that the workers live every ``WORKER_CHECK_S``
+    unless a timeout is given (the loader's own)."""
+    return type(it)._try_get_data(it, timeout)
+
+
+@contextlib.contextmanager
+def _sigchld_held() -> Iterator[None]:
+    """SIGCHLD at its default (ignored, children kept for waiting) while torch starts workers;
+    torch's handler installed first, as the constructor would, and put back after."""
+    sigchld = getattr(signal, "SIGCHLD", None)
+    if sigchld is None or threading.current_thread() is not threading.main_thread():
+        yield  # no SIGCHLD (Windows), or torch installs no handler from this thread
+        return
+    signal_handling._set_SIGCHLD_handler()
+    previous = signal.signal(sigchld, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(sigchld, previous)
+
+
 def close_iterator(it: Any) -> None:
     """Shut down a DataLoader iterator's workers and close its queues' pipes now.
 
@@ -89,6 +148,10 @@ def close_iterator(it: Any) -> None:
             queue.close()  # (again: a no-op once done) its feeder thread flushes and exits
             feeder = getattr(queue, "_thread", None)
             if feeder is not None:
+                if feeder.is_alive():  # a put cut short by a worker's SIGCHLD (raised right
+                    # after the feeder started, before close() was armed) leaves a feeder that
+                    # close() never tells: tell it directly (a second sentinel is never read)
+                    queue._finalize_close(queue._buffer, queue._notempty)
                 feeder.join(timeout=FEEDER_JOIN_S)
                 if feeder.is_alive():
                     continue
