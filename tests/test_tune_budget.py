@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tune_helpers import MiB, result
+from tune_helpers import MiB, killed_at, result
 
 from loadertune.config import LoaderConfig
 from loadertune.machine import MachineInfo
@@ -88,6 +88,19 @@ def test_memory_that_does_not_grow_with_reading_is_not_projected() -> None:
     assert model.growth == 0 and model.per_worker == 96 * MiB
     w1_grew = replace(w1, memory=replace(w1.memory, worker_uss=[200 * MiB]))
     assert memory_model([w0, w1_grew, w2], "fork", dataset_len=4000).growth > 0
+
+
+def test_a_trial_stopped_before_its_first_batch_shows_memory_does_not_grow() -> None:
+    """w8 hit the budget before delivering a batch, its workers already holding what w4's hold
+    after 200 items each: the memory came with starting, not with reading."""
+    w4 = LoaderConfig(num_workers=4, batch_size=8, persistent_workers=True)
+    ok = [result(w4, 900.0, main=150 * MiB, per_worker=96 * MiB),
+          result(w4.with_(prefetch_factor=4), 910.0, main=150 * MiB, per_worker=96 * MiB)]
+    stopped = killed_at(w4.with_(num_workers=8), 150 * MiB + 8 * 90 * MiB, 150 * MiB)
+    assert memory_model([*ok, stopped], "fork", dataset_len=400).growth == 0
+    assert memory_model(ok, "fork", dataset_len=400).growth > 0  # no pair tells: assumed
+    small = killed_at(w4.with_(num_workers=8), 150 * MiB + 8 * 40 * MiB, 150 * MiB)
+    assert memory_model([*ok, small], "fork", dataset_len=400).growth > 0  # it grew after
 
 
 def test_plan_windows_are_whole_rounds_of_workers() -> None:

@@ -435,3 +435,33 @@ def test_blocked_workers_decide_past_the_cores_even_when_the_machine_is_busy() -
     assert max(workers_of(busy)) == 2
     _, waiting = run(space(limits=limits(cpus=2, latency=32)), lambda c: measure(c, 0.6))
     assert max(workers_of(waiting)) > 2
+
+
+def test_fewer_processes_are_sought_only_while_a_trial_saves_a_fifth_of_them() -> None:
+    sp = space(limits=limits(cpus=2, latency=32), latency_bound=True, item_wall_s=0.02)
+    rate = curve({0: 50, 16: 1000, 24: 1300, 28: 1420, 32: 1500})
+    rec, trials = run(sp, lambda c: result(c, rate(c.num_workers)))
+    assert 24 in workers_of(trials)  # 8 of 32 processes fewer might keep up: measured
+    assert 28 not in workers_of(trials)  # 4 of 32 fewer is not worth a trial
+    assert rec.config.num_workers == 32
+
+
+def test_a_count_that_grows_past_the_budget_while_reading_is_backed_off_from() -> None:
+    """Copy-on-read: each worker ends up holding 200 MiB once it has read the dataset, but a
+    short trial reads a sliver of it, so every count measures well within the 1,000 MiB
+    budget. The search must back off to a count whose projected peak fits and measure it."""
+    budget, main, final, floor, items = 1000 * MiB, 300 * MiB, 200 * MiB, 16 * MiB, 6400
+
+    def measure(c: LoaderConfig):
+        k = c.num_workers
+        share = min(100 * B / max(k, 1) / items, 1.0)  # what each worker read in the trial
+        own = floor + int((final - floor) * share)
+        return result(c, 100.0 + 300.0 * k, main=main, per_worker=own, cpu_percent=30.0)
+
+    sp = space(limits=limits(cpus=2, memory=budget, latency=32), latency_bound=True,
+               item_cpu_share=0.1, dataset_len=items)
+    rec, trials = run(sp, measure)
+    assert rec.result is not None and rec.config.num_workers >= 1, (rec.reason, rec.notes)
+    assert main + rec.config.num_workers * final <= budget * 1.05  # the model's own error
+    assert rec.config.num_workers in workers_of(trials)  # measured, not predicted
+    assert len(trials) <= 8

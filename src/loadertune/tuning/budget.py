@@ -139,15 +139,23 @@ FLAT_MEMORY = 1.25  # ...yet hold less than this many times more memory: it does
 def _grows_with_reading(results: Sequence[TrialResult], floor: int) -> bool:
     """False when the trials show a worker's own memory does not grow with the items it read
     (a cache built on first use, a model loaded in worker_init_fn): a worker that read far more
-    items holds about the same. True (growth assumed) while no pair of trials tells."""
-    seen = [(r.batches * r.config.batch_size / r.config.num_workers,
-             (r.memory.per_worker or 0) - floor)
-            for r in results if r.config.num_workers and r.batches > 0
-            and (r.memory.per_worker or 0) > floor]
+    items holds about the same; a trial stopped before its first batch counts what its workers
+    were asked for. True (growth assumed) while no pair of trials tells."""
+    seen = [(_items_read(r), (r.memory.per_worker or 0) - floor)
+            for r in results if r.config.num_workers and (r.memory.per_worker or 0) > floor]
     if len(seen) < 2:
         return True
     least, most = min(seen), max(seen)
     return not (most[0] >= READ_RATIO * least[0] and most[1] <= FLAT_MEMORY * least[1])
+
+
+def _items_read(r: TrialResult) -> float:
+    """Items each worker read, at most (a trial stopped before its first batch: the first
+    round of prefetched batches it was asked for)."""
+    c = r.config
+    if r.batches > 0:
+        return r.batches * c.batch_size / c.num_workers
+    return float(c.effective_prefetch * c.batch_size)
 
 
 def _growth(r: TrialResult, own: int, floor: int, main: int, dataset_len: int | None) -> int:

@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from loadertune.compare import beats, fastest, margin, noise, pick, rate, saturated, step_share
 from loadertune.results import TrialResult
 from loadertune.tuning.budget import MemoryModel, memory_model
-from loadertune.tuning.space import Decision, Space, over_budget, worker_results
+from loadertune.tuning.space import (
+    Decision,
+    Space,
+    fits,
+    over_budget,
+    projected_peak,
+    worker_results,
+)
 from loadertune.units import format_bytes
 
 CPU_ROOM = 0.75         # past the CPUs, climb while the trial left over a quarter of them idle
@@ -37,10 +44,10 @@ def climb(space: Space, results: Sequence[TrialResult]) -> Decision:
         return _rung(space, results, measured, first,
                      "baseline" if first == 0 else f"first rung ({first} workers): "
                      "the probe saw items wait, so the climb starts past the CPUs")
-    wall = _wall(measured)
+    wall = _wall(space, results, measured)
     if wall is not None:
         return _back_off(space, results, measured, wall) or Decision(
-            None, "climb", wall_why(space, measured, wall))
+            None, "climb", wall_why(space, results, measured, wall))
     best = pick(list(measured.values()))
     assert best is not None  # no wall: every climb result is ok
     top = max(measured.values(), key=lambda r: r.config.num_workers)
@@ -71,9 +78,16 @@ def _rung(space: Space, results: Sequence[TrialResult], measured: dict[int, Tria
     return Decision(None, "climb", f"memory budget reached: {reason}, {budget}")
 
 
-def _wall(measured: dict[int, TrialResult]) -> TrialResult | None:
-    failed = [r for r in measured.values() if not r.ok]
-    return min(failed, key=lambda r: r.config.num_workers) if failed else None
+def _wall(space: Space, results: Sequence[TrialResult],
+          measured: dict[int, TrialResult]) -> TrialResult | None:
+    """The fewest workers that failed, or that ran but grow past the memory budget with the
+    copy-on-read growth still projected."""
+    over = [r for r in measured.values() if not fits(space, results, r)]
+    return min(over, key=lambda r: r.config.num_workers) if over else None
+
+
+def _memory_wall(r: TrialResult) -> bool:
+    return r.ok or memory_failure(r)
 
 
 def memory_failure(r: TrialResult) -> bool:
@@ -92,7 +106,7 @@ def _back_off(space: Space, results: Sequence[TrialResult], measured: dict[int, 
     f = wall.config.num_workers
     ok_below = [n for n, r in measured.items() if r.ok and n < f]
     lo = max(ok_below, default=None)
-    if not memory_failure(wall):
+    if not _memory_wall(wall):
         if lo is not None or f == 0 or 0 in measured:
             return None  # refining between the best and the failure is the refine phase's
         return Decision(space.config(0), "back off",
@@ -104,16 +118,24 @@ def _back_off(space: Space, results: Sequence[TrialResult], measured: dict[int, 
     fit = ok_model.most_workers(budget, f - 1) if ok_model.measured else f
     k = fit if fit < f else min(((lo or 0) + f) // 2, _upper_fit(space, results, f))
     if k in measured or (lo is not None and k <= lo):
-        return _step_up(space, ok_model, measured, lo, wall)
+        return _step_up(space, ok_model, measured, lo, f)
     how = (f"{ok_model.explain(k)}" if ok_model.measured and fit < f
            else "bisecting: no worker count below it measured yet")
     return Decision(space.config(k), "back off",
-                    f"{wall.config.label()} hit the memory budget ({_failure(wall)}); "
-                    f"trying {k} workers ({how})")
+                    f"{_over(space, results, wall)}; trying {k} workers ({how})")
+
+
+def _over(space: Space, results: Sequence[TrialResult], wall: TrialResult) -> str:
+    if not wall.ok:
+        return f"{wall.config.label()} hit the memory budget ({_failure(wall)})"
+    return (f"{wall.config.label()} ran in {format_bytes(wall.memory.total)} but grows to "
+            f"~{format_bytes(projected_peak(space, results, wall))} once its workers have "
+            f"read the whole dataset (copy-on-read), over the "
+            f"{format_bytes(space.limits.memory_budget)} budget")
 
 
 def _step_up(space: Space, model: MemoryModel, measured: dict[int, TrialResult],
-             lo: int | None, wall: TrialResult) -> Decision | None:
+             lo: int | None, f: int) -> Decision | None:
     """One worker more than the most measured to fit, when the model puts it barely over the
     budget: the model is fitted to the largest worker's own memory, which overstates what
     each of several costs, and a trial that does not fit is stopped at the budget anyway."""
@@ -121,7 +143,7 @@ def _step_up(space: Space, model: MemoryModel, measured: dict[int, TrialResult],
         return None
     k = lo + 1
     budget = space.limits.memory_budget
-    if k >= wall.config.num_workers or k in measured or model.predict(k) > budget * (
+    if k >= f or k in measured or model.predict(k) > budget * (
             1 + NEAR_BUDGET):
         return None
     return Decision(space.config(k), "back off",
@@ -145,14 +167,17 @@ def _upper_fit(space: Space, results: Sequence[TrialResult], f: int) -> int:
     return max(min((space.limits.memory_budget - main) // grown, f), 0)
 
 
-def wall_why(space: Space, measured: dict[int, TrialResult], wall: TrialResult) -> str:
+def wall_why(space: Space, results: Sequence[TrialResult], measured: dict[int, TrialResult],
+             wall: TrialResult) -> str:
     fail = f"{wall.config.label()} failed ({_failure(wall)})"
-    if not memory_failure(wall):
+    if not _memory_wall(wall):
         return f"{fail}; no larger worker count was tried"
-    fits = [n for n, r in measured.items() if r.ok and n < wall.config.num_workers]
-    if not fits:
+    if wall.ok:
+        fail = _over(space, results, wall)
+    fitting = [n for n, r in measured.items() if r.ok and n < wall.config.num_workers]
+    if not fitting:
         return f"{fail}; no worker count fits the memory budget (measured)"
-    most = max(fits)
+    most = max(fitting)
     return (f"{fail}; {most} worker{'s' if most > 1 else ''} is the most that fit the "
             f"{format_bytes(space.limits.memory_budget)} memory budget (measured)")
 

@@ -10,7 +10,7 @@ from loadertune.compare import beats, fastest, merge, pick, rate, saturated
 from loadertune.config import LoaderConfig
 from loadertune.results import TrialResult
 from loadertune.tuning.climb import climb, saturated_why
-from loadertune.tuning.space import Space
+from loadertune.tuning.space import Space, fits, projected_peak
 from loadertune.tuning.strategy import prefetch_futile, undecided_rival
 from loadertune.units import format_bytes
 
@@ -80,13 +80,12 @@ def _within_budget(space: Space, results: Sequence[TrialResult]
                    ) -> tuple[list[TrialResult], list[str]]:
     """The results whose measured peak plus the copy-on-read growth still projected stays in
     the memory budget, and a note for each one left out."""
-    growth = space.memory(results).growth
     budget = space.limits.memory_budget
     keep: list[TrialResult] = []
     notes: list[str] = []
     for r in results:
-        peak = r.memory.total + r.config.num_workers * growth
-        if r.ok and r.config.num_workers and growth and peak > budget:
+        if r.ok and not fits(space, results, r):
+            peak = projected_peak(space, results, r)
             notes.append(f"{r.config.label()} left out: its {format_bytes(r.memory.total)} "
                          f"peak grows to ~{format_bytes(peak)} once its workers have read the "
                          f"whole dataset (copy-on-read), over the {format_bytes(budget)} "

@@ -108,3 +108,15 @@ def over_budget(space: Space, results: Sequence[TrialResult], workers: int) -> s
     if workers > 0 and model.predict(workers) > space.limits.memory_budget:
         return model.explain(workers)
     return None
+
+
+def projected_peak(space: Space, results: Sequence[TrialResult], r: TrialResult) -> int:
+    """``r``'s measured peak plus the copy-on-read growth still projected for its workers
+    (once they have read the whole dataset)."""
+    return r.memory.total + r.config.num_workers * space.memory(results).growth
+
+
+def fits(space: Space, results: Sequence[TrialResult], r: TrialResult) -> bool:
+    """``r`` ran, and its peak stays in the memory budget with the growth still projected."""
+    return r.ok and (r.config.num_workers == 0
+                     or projected_peak(space, results, r) <= space.limits.memory_budget)

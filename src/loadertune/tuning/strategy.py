@@ -34,12 +34,13 @@ from loadertune.compare import (
 from loadertune.config import LoaderConfig
 from loadertune.results import TrialResult
 from loadertune.tuning.climb import climb, cpu_stop, saturated_why
-from loadertune.tuning.space import Decision, Space, over_budget, worker_results
+from loadertune.tuning.space import Decision, Space, fits, over_budget, worker_results
 
 __all__ = ["Decision", "Space", "next_config", "saturated_why"]
 
 CPU_SATURATED = 0.9     # the trial's processes used this share of the usable CPUs
 MAX_REMEASURES = 2      # one pair measured again in turn
+MIN_SAVING = 0.2        # a refine for fewer processes must save this share of the best's
 
 
 def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
@@ -48,8 +49,8 @@ def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
     rungs = set(space.rungs())
     if sum(1 for k in measured if k not in rungs) >= space.max_refines:
         return None
-    best = pick(list(measured.values()))
-    top = fastest(measured.values())
+    fitting = [r for r in measured.values() if fits(space, results, r)]
+    best, top = pick(fitting), fastest(fitting)
     if best is None or top is None:
         return None
     b = best.config.num_workers
@@ -62,7 +63,8 @@ def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
         lo = measured[max(below)]
         mid = (lo.config.num_workers + b) // 2
         hope = _hope(measured, lo, mid)
-        if mid not in measured and hope >= rate(top) * (1 - min(margin(lo, top), MAX_TIE)):
+        if (mid not in measured and b - mid >= MIN_SAVING * b
+                and hope >= rate(top) * (1 - min(margin(lo, top), MAX_TIE))):
             return Decision(space.config(mid), "refine",
                             f"{mid} workers might keep up with {b} using fewer processes")
     if (above and min(above) - b >= 2 and not saturated(best)
@@ -119,7 +121,7 @@ def prefetch_futile(space: Space, r: TrialResult) -> str | None:
 
 def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None:
     """Phases 3 and 4: prefetch_factor, then pin_memory (only with an accelerator)."""
-    best = pick(results)
+    best = pick([r for r in results if fits(space, results, r)])
     if best is None:
         return None
     c = best.config
@@ -165,7 +167,7 @@ def remeasure(space: Space, trials: Sequence[TrialResult]) -> Decision | None:
         last[r.config] = i
     if sum(n - 1 for n in counts.values()) >= MAX_REMEASURES:
         return None
-    basis = merge(trials[:first_repeat])
+    basis = [r for r in merge(trials[:first_repeat]) if fits(space, trials, r)]
     best = pick(basis)
     rival = undecided_rival(basis, best) if best is not None else None
     if best is None or rival is None:
