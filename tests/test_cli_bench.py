@@ -31,6 +31,13 @@ def test_bench_writes_table_json_and_png(spec: str, tmp_path: Path) -> None:
     assert {"logical_cpus", "affinity_cpus", "cgroup_cpu_quota", "memory_available",
             "torch", "start_method"} <= set(data["machine"])
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    cache = [a for a in data["advice"] if "sample" in a]
+    if spec.endswith("stream"):  # an iterable dataset: no items to sample
+        assert cache == []
+    else:  # the best config read a sample of items, and served it decoded
+        [advice] = cache
+        assert advice["read_rate"] > 0 and advice["cached_rate"] > 0
+        assert advice["text"] in out.stdout.replace("\n", "")
 
 
 def test_a_script_path_dataset_under_spawn(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from loadertune.cli.progress import SweepProgress
 from loadertune.config import START_METHODS
 from loadertune.errors import ConfigError
 from loadertune.interrupts import Terminated, sigterm_as_interrupt
-from loadertune.machine import MachineInfo
+from loadertune.machine import MachineInfo, default_memory_budget
 from loadertune.pipeline import kept_parts_note
 from loadertune.profile.summary import result_line
 from loadertune.report.jsonio import write_json
@@ -25,6 +25,7 @@ from loadertune.report.plot import plot_sweep
 from loadertune.report.table import recommendation, sweep_table
 from loadertune.sweep import Grid, SweepResult
 from loadertune.trial import DatasetSource, TrialPlan
+from loadertune.tuning.cache import advise_cache, sample_length
 from loadertune.tuning.threads import advise_threads
 from loadertune.units import parse_choice_list, parse_duration, parse_int_list, parse_size
 
@@ -112,28 +113,34 @@ def run_with_progress(dataset: str, grid: Grid, plan: TrialPlan, machine: Machin
         stop = sweep.interrupt or KeyboardInterrupt()
         console.print("[yellow]interrupted: keeping the configs measured so far[/]")
     elif advise:
-        stop = measure_advice(sweep, prepared.source, prepared.plan, machine)
+        length = sample_length(prepared.loaded)
+        stop = measure_advice(sweep, prepared.source, prepared.plan, machine, length)
     return sweep, stop
 
 
 def measure_advice(sweep: SweepResult, source: DatasetSource, plan: TrialPlan,
-                   machine: MachineInfo) -> BaseException | None:
-    """Add the thread advice of the sweep's best config to ``sweep.advice`` (one more trial
-    when its workers may oversubscribe the cores); the interrupt that stopped it, if any."""
+                   machine: MachineInfo, length: int | None = None) -> BaseException | None:
+    """Add the measured advice for the sweep's best config to ``sweep.advice``: one thread per
+    worker (when its workers may oversubscribe the cores) and caching the decoded samples
+    (a map-style dataset of ``length`` items); the interrupt that stopped it, if any."""
     console = stdout_console()
     best = sweep.best()
     if best is not None and best.ok:
-        console.print(f"[dim]measuring {best.config.label()} again with one thread per worker "
-                      "(its workers may run more threads than there are cores)...[/]",
-                      soft_wrap=True)
+        console.print(f"[dim]measuring advice for {best.config.label()}: one thread per worker "
+                      "(when its workers may run more threads than there are cores), and "
+                      "reading a sample of items vs serving it decoded...[/]", soft_wrap=True)
     try:
         with sigterm_as_interrupt():
-            advice = advise_threads(source, best, plan, machine.usable_cpus)
+            for advise in (lambda: advise_threads(source, best, plan, machine.usable_cpus),
+                           lambda: advise_cache(source, best, plan, length,
+                                                plan.memory_limit
+                                                or default_memory_budget(machine))):
+                advice = advise()
+                if advice is not None:
+                    sweep.advice.append(advice.to_dict())
     except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (Terminated)
-        console.print("[yellow]interrupted: no thread advice[/]")
+        console.print("[yellow]interrupted: advice measured so far kept[/]")
         return err
-    if advice is not None:
-        sweep.advice.append(advice.to_dict())
     return None
 
 
@@ -170,7 +177,9 @@ def bench(
     strict: Annotated[bool, typer.Option(help="Exit 1 if any config failed.")] = False,
     advice: Annotated[bool, typer.Option(
         help="Measure advice beyond the knobs: when the best config's workers may run more "
-             "threads than there are cores, one more trial with one thread per worker.")] = True,
+             "threads than there are cores, one more trial with one thread per worker; for a "
+             "map-style dataset, a sample of items read vs served decoded (cache them?)."
+    )] = True,
 ) -> None:
     """Measure DataLoader settings on your dataset: throughput, first batch, memory, CPU."""
     machine = machine_facts.collect()

@@ -120,7 +120,9 @@ def tune(
         help="Measure again even when history holds a result for this dataset here.")] = False,
     advice: Annotated[bool, typer.Option(
         help="Measure advice beyond the knobs: when the chosen config's workers may run more "
-             "threads than there are cores, one more trial with one thread per worker.")] = True,
+             "threads than there are cores, one more trial with one thread per worker; for a "
+             "map-style dataset, a sample of items read vs served decoded (cache them?)."
+    )] = True,
 ) -> None:
     """Find the DataLoader settings that feed your step fastest here, within budgets."""
     if step_kind not in STEP_KINDS:

@@ -168,6 +168,11 @@ def measure(job: TrialJob, events: EventWriter, inherited: Pipeline | None = Non
     loaded, user_step = load(job, inherited)
     config, plan = job.config, job.plan
     step = make_step(plan.step_ms, plan.step_kind, user_step)
+    if plan.sample is not None:
+        from loadertune.trial.cache import Decoded, Sampled
+
+        sample = (Decoded if plan.cached else Sampled)(loaded.dataset, plan.sample)
+        loaded = replace(loaded, dataset=sample)
     loader = build(loaded, config)
     if plan.worker_threads is not None and config.num_workers > 0:
         loader.worker_init_fn = ThreadCap(plan.worker_threads, loader.worker_init_fn)

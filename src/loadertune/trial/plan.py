@@ -35,6 +35,8 @@ class TrialPlan:
     window_per_worker: int | None = None
     profile: bool = True  # sample workers' stacks every 5 ms (off: only for hang reports)
     worker_threads: int | None = None  # cap each worker's thread pools (trial.threads)
+    sample: tuple[int, ...] | None = None  # read only these items (trial.cache)...
+    cached: bool = False  # ...decoded once beforehand and served from memory
 
     def __post_init__(self) -> None:
         if self.batches < 1:

@@ -22,6 +22,7 @@ from loadertune.trial import DatasetSource, TrialPlan
 from loadertune.trial.sampler import process_memory
 from loadertune.tuning import fingerprint as fp
 from loadertune.tuning.budget import Limits, budget_bytes, check_max_workers, limits_for
+from loadertune.tuning.cache import advise_cache, sample_length
 from loadertune.tuning.probe import ItemProbe, ProbeOutcome, probe_in_trial
 from loadertune.tuning.recommend import recommend
 from loadertune.tuning.result import TuneResult
@@ -198,13 +199,17 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
     interrupt = outcome.interrupt
     if advise and outcome.stopped_by != "interrupted":
         chosen = next((t for t in outcome.trials if t.ok and t.config == rec.config), None)
+        length = sample_length(prep.loaded)
         try:
-            advice = advise_threads(prep.source, chosen, prep.plan, prep.machine.usable_cpus)
+            for advice in (
+                    advise_threads(prep.source, chosen, prep.plan, prep.machine.usable_cpus),
+                    advise_cache(prep.source, chosen, prep.plan, length,
+                                 space.limits.memory_budget)):
+                if advice is not None:
+                    notes.append(advice.text)
         except KeyboardInterrupt as err:  # what was measured is kept and stored
-            advice, interrupt = None, err
-            notes.append("thread advice not measured: interrupted")
-        if advice is not None:
-            notes.append(advice.text)
+            interrupt = err
+            notes.append("advice not measured: interrupted")
     if prep.loaded.parts is not None:
         notes.append(kept_parts_note(prep.loaded))
     reason = rec.reason
