@@ -98,6 +98,7 @@ class TrialResult:
     workers_blocked: float | None = None  # share of workers' time neither running nor runnable
     profile: list[dict[str, Any]] | None = None  # where worker time went (loadertune.profile)
     worker_threads: dict[str, int] | None = None  # a worker's thread pools (trial.threads)
+    worker_reads: dict[str, int] | None = None  # bytes workers read: requested, from storage
 
     @property
     def ok(self) -> bool:
@@ -131,6 +132,7 @@ class TrialResult:
             "workers_blocked": self.workers_blocked,
             "profile": self.profile,
             "worker_threads": self.worker_threads,
+            "worker_reads": self.worker_reads,
         }
 
     @classmethod
@@ -160,4 +162,5 @@ class TrialResult:
             workers_blocked=data.get("workers_blocked"),
             profile=data.get("profile"),
             worker_threads=data.get("worker_threads"),
+            worker_reads=data.get("worker_reads"),
         )

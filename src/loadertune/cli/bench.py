@@ -19,6 +19,7 @@ from loadertune.errors import ConfigError
 from loadertune.interrupts import Terminated, sigterm_as_interrupt
 from loadertune.machine import MachineInfo, default_memory_budget
 from loadertune.pipeline import kept_parts_note
+from loadertune.profile.reads import reads_line
 from loadertune.profile.summary import result_line
 from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
@@ -69,9 +70,9 @@ def show_and_save(sweep: SweepResult, json_path: Path, plot_path: Path) -> None:
     """Print the table and recommendation, write JSON and PNG, say where they went."""
     console = stdout_console()
     console.print(sweep_table(sweep))
-    where = result_line(sweep.best())
-    if where:
-        console.print(where, style="dim", markup=False, soft_wrap=True)
+    for line in (result_line(sweep.best()), reads_line(sweep.best())):
+        if line:
+            console.print(line, style="dim", markup=False, soft_wrap=True)
     for advice in sweep.advice:
         console.print(advice["text"], style="bold" if advice["advised"] else "dim",
                       markup=False, soft_wrap=True)

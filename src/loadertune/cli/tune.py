@@ -16,6 +16,7 @@ from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError
 from loadertune.interrupts import Terminated, sigterm_as_interrupt
 from loadertune.pipeline import DEFAULT_BATCH_SIZE
+from loadertune.profile.reads import reads_line
 from loadertune.profile.summary import result_line
 from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
@@ -57,9 +58,9 @@ def show(result: TuneResult, json_path: Path | None, plot_path: Path | None) -> 
         sweep = result.as_sweep()
         console.print(sweep_table(sweep, best=best, title="loadertune tune",
                                   caption=_caption(result)))
-        where = result_line(best)
-        if where:
-            console.print(where, style="dim", markup=False, soft_wrap=True)
+        for line in (result_line(best), reads_line(best)):
+            if line:
+                console.print(line, style="dim", markup=False, soft_wrap=True)
         for r in sweep.failed():
             if r.failure is not None:
                 console.print(f"[red]{r.config.label()}[/]: {r.failure.kind}: "

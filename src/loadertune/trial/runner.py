@@ -25,7 +25,14 @@ from loadertune.trial.mainguard import unguarded_call
 from loadertune.trial.memory import MemoryPeaks
 from loadertune.trial.plan import TrialPlan
 from loadertune.trial.process import TrialProcess
-from loadertune.trial.sampler import TreeSampler, blocked_share, cpu_used_since, sched_times
+from loadertune.trial.sampler import (
+    TreeSampler,
+    blocked_share,
+    cpu_used_since,
+    read_counts,
+    reads_between,
+    sched_times,
+)
 
 EXIT_GRACE_S = 3.0
 OUTPUT_KEEP = 16_000
@@ -210,6 +217,8 @@ class _Observer:
         self.sched_warm: dict[int, tuple[int, int]] = {}
         self.sched_last: dict[int, tuple[int, int]] = {}
         self.t_sched_last: float | None = None
+        self.reads_warm: dict[int, tuple[int, int]] = {}
+        self.reads_last: dict[int, tuple[int, int]] = {}
         self.batches_seen = 0
         self.t_end: float | None = None
 
@@ -264,13 +273,18 @@ class _Observer:
         elif kind == "warm":
             self._sample(True)
             self.cpu_warm = self.sampler.cpu_snapshot()
-            self.sched_warm = self._sched()
+            self.sched_warm, self.reads_warm = self._sched(), self._reads()
             self.t_warm = time.monotonic()
         elif kind == "progress":
             self.batches_seen = int(event.get("batches", 0))
             if self.progress is not None:
                 self.progress(self.batches_seen, int(event.get("needed", 0)))
         elif kind == "done":
+            if self.t_warm is not None and self.done is None:  # the workers still live
+                sched, reads = self._sched(), self._reads()
+                if sched:
+                    self.sched_last, self.t_sched_last = sched, time.monotonic()
+                self.reads_last = reads or self.reads_last
             self.done = event
         elif kind == "failure":
             fields = {k: event.get(k) for k in
@@ -282,6 +296,7 @@ class _Observer:
         sample = self.sampler.sample(full)
         if self.t_warm is not None and self.done is None:
             self.sched_last, self.t_sched_last = self._sched(), time.monotonic()
+            self.reads_last = self._reads()
         self.proc.known_pids.update(sample.memory)
         limit = self.plan.memory_limit
         if limit is not None and not full and sample.total_rss() > limit:
@@ -348,6 +363,16 @@ class _Observer:
         if self.t_sched_last is not None:  # the workers' last reading while they lived
             result.workers_blocked = blocked_share(self.sched_warm, self.sched_last,
                                                    self.t_sched_last - self.t_warm)
+            result.worker_reads = reads_between(self.reads_warm, self.reads_last)
+
+    def _reads(self) -> dict[int, tuple[int, int]]:
+        """Read counters of the DataLoader workers now."""
+        out = {}
+        for pid in self.peaks.worker_ids:
+            counts = read_counts(pid)
+            if counts is not None:
+                out[pid] = counts
+        return out
 
     def _sched(self) -> dict[int, tuple[int, int]]:
         """Scheduler times of the DataLoader workers now."""

@@ -106,6 +106,28 @@ def sched_times(pid: int) -> tuple[int, int] | None:
         return None
 
 
+def read_counts(pid: int) -> tuple[int, int] | None:
+    """Bytes ``pid`` asked for with read() and the like (page cache hits included), and bytes
+    of those fetched from storage (Linux ``/proc/PID/io``); None where the OS does not tell."""
+    try:
+        with open(f"/proc/{pid}/io", "rb") as fh:
+            fields = dict(line.split(b":", 1) for line in fh.read().splitlines() if b":" in line)
+        return int(fields[b"rchar"]), int(fields[b"read_bytes"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def reads_between(before: dict[int, tuple[int, int]],
+                  after: dict[int, tuple[int, int]]) -> dict[str, int] | None:
+    """What the processes in both snapshots read in between: ``requested`` bytes, and the
+    ``storage`` bytes of them that missed the page cache."""
+    pids = [p for p in after if p in before]
+    if not pids:
+        return None
+    return {"requested": sum(max(after[p][0] - before[p][0], 0) for p in pids),
+            "storage": sum(max(after[p][1] - before[p][1], 0) for p in pids)}
+
+
 def blocked_share(before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]],
                   wall_s: float) -> float | None:
     """The share of ``wall_s`` the processes in both snapshots spent blocked: neither running
