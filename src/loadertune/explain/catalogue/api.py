@@ -12,6 +12,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"persistent_workers option needs num_workers > 0", 4, key=True),
          text(r"num_workers option should be non-negative", 4, key=True),
          text(r"timeout option should be non-negative", 4, key=True),
+         # timeout with num_workers=0: the single-process iterator's own assert
+         text(r"assert self\._timeout == 0", 4, key=True),
          text(r"(?:sampler|batch_sampler|batch_size=None) option (?:is|disables auto-batching "
               r"and is) mutually exclusive", 4, key=True),
          text(r"DataLoader with IterableDataset: expected unspecified \w+ option", 4, key=True),

@@ -34,7 +34,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"in pin memory thread for device \d+", 3, key=True),
          frame(r"in _pin_memory_loop$", 1.5, key=True),
          text(r"(?i)pin[ _]?memory thread (?:has )?(?:exited|died|crash\w*|fail\w*)", 2,
-              key=True)),
+              key=True),
+         # told in words: the error goes away with pinning off
+         text(r"(?i)pin[ _]?memory\s*(?:is\s+)?(?:set\s+)?(?:to\s+|=\s*)?false\W{0,3}"
+              r"(?:\w+\W+){0,4}?(?:no (?:error|problem|crash)|(?:it )?works?\b|fix\w*|"
+              r"solv\w*)", 2, key=True)),
         "the thread that copies batches into page-locked memory died: CUDA out of memory or "
         "a CUDA error while pinning, a batch type it cannot pin, or a shared-memory file "
         "that vanished before it was read (file_system strategy)",
