@@ -465,3 +465,21 @@ def test_a_count_that_grows_past_the_budget_while_reading_is_backed_off_from() -
     assert main + rec.config.num_workers * final <= budget * 1.05  # the model's own error
     assert rec.config.num_workers in workers_of(trials)  # measured, not predicted
     assert len(trials) <= 8
+
+
+def test_a_tie_within_a_noise_wider_than_the_tolerance_is_measured_again_in_turn() -> None:
+    """w4 and w8 measured within 1 % of each other, but each to ±14 %: the tie cannot tell a
+    5 % difference either way, so the pair is measured again (A B B A) before the fewer
+    workers are kept; measured to ±2 %, the tie stands at once."""
+    rates = {0: 300.0, 1: 290.0, 2: 560.0, 4: 842.0, 8: 839.0, 16: 700.0}
+
+    def trials_with(spread: float) -> list[LoaderConfig]:
+        sp = space(limits=limits(cpus=2, latency=32))
+        _, trials = run(sp, lambda c: result(c, rates[c.num_workers], spread=spread,
+                                             cpu_percent=120.0))
+        return [t.config for t in trials]
+
+    noisy = trials_with(0.14)
+    assert max(noisy.count(c) for c in set(noisy)) == 2  # one pair measured again
+    tight = trials_with(0.02)
+    assert len(tight) == len(set(tight))

@@ -143,10 +143,12 @@ def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None
 
 
 def undecided_rival(results: Sequence[TrialResult], best: TrialResult) -> TrialResult | None:
-    """The most preferable result that the noise leaves undecided against ``best``: neither
-    tied with it nor clearly beaten by it (``results`` merged, one per config)."""
-    rivals = [r for r in results if r is not best and r.ok
-              and not ties(r, best) and not beats(best, r)]
+    """The most preferable result that the noise leaves undecided against ``best``: not
+    clearly beaten by it, and either not tied with it or tied only within a noise wider than
+    the tie tolerance (the two may differ by more than `MAX_TIE` either way) (``results``
+    merged, one per config)."""
+    rivals = [r for r in results if r is not best and r.ok and not beats(best, r)
+              and (not ties(r, best) or margin(r, best) > MAX_TIE)]
     return min(rivals, key=preference) if rivals else None
 
 
