@@ -367,18 +367,14 @@ class _Observer:
 
     def _reads(self) -> dict[int, tuple[int, int]]:
         """Read counters of the DataLoader workers now."""
-        out = {}
-        for pid in self.peaks.worker_ids:
-            counts = read_counts(pid)
-            if counts is not None:
-                out[pid] = counts
-        return out
+        return self._of_workers(read_counts)
 
     def _sched(self) -> dict[int, tuple[int, int]]:
         """Scheduler times of the DataLoader workers now."""
-        out = {}
-        for pid in self.peaks.worker_ids:
-            times = sched_times(pid)
-            if times is not None:
-                out[pid] = times
-        return out
+        return self._of_workers(sched_times)
+
+    def _of_workers(self, read: Callable[[int], tuple[int, int] | None]
+                    ) -> dict[int, tuple[int, int]]:
+        """``read(pid)`` of each live DataLoader worker the OS tells it for."""
+        readings = ((pid, read(pid)) for pid in self.peaks.worker_ids)
+        return {pid: value for pid, value in readings if value is not None}
