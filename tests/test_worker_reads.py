@@ -16,7 +16,7 @@ from loadertune.config import LoaderConfig
 from loadertune.profile.reads import reads_line
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
 
-PLAN = TrialPlan(batches=4, repeats=2, timeout_s=90, profile=False)
+PLAN = TrialPlan(batches=8, repeats=3, timeout_s=90, profile=False)
 SIZE = 256 * 1024
 linux = pytest.mark.skipif(not Path("/proc/self/io").exists(),
                            reason="read counters come from Linux's /proc/PID/io")
@@ -49,7 +49,7 @@ class Files(Dataset):
 @linux
 @pytest.mark.parametrize("cold", [False, True])
 def test_a_trial_counts_what_its_workers_read_and_from_where(tmp_path: Path, cold: bool) -> None:
-    dataset = Files(tmp_path, 64, cold)
+    dataset = Files(tmp_path, 96, cold)
     config = LoaderConfig(num_workers=2, batch_size=2, persistent_workers=True)
     r = run_trial(DatasetSource(dataset=dataset), config, PLAN)
     assert r.ok, r.failure

@@ -220,7 +220,7 @@ def _measure(loader: Any, config: LoaderConfig, plan: TrialPlan, step: Any,
                 times.append(now)
                 sizes.append(batch_length(batch, config.batch_size))
                 if len(times) == warmup:
-                    events.send("warm", t=now)
+                    events.send("warm", t=now, **worker_counters(worker_pids))
                 if step is not None:
                     step_started = time.monotonic()
                     step(batch)
@@ -263,8 +263,20 @@ def _measure(loader: Any, config: LoaderConfig, plan: TrialPlan, step: Any,
         worker_pids={str(pid): wid for pid, wid in worker_pids.items()},
         profile=profiler.profile(pids),
         worker_threads=profiler.threads(),
+        cpu_s=time.process_time(),  # this process's own CPU, in case it exits before a sample
+        **worker_counters(worker_pids),
     )
     del iterator  # workers shut down after the parent has the numbers
+
+
+def worker_counters(worker_pids: dict[int, int]) -> dict[str, Any]:
+    """The workers' scheduler times and read counters now, while they live: the supervisor's
+    own last readings may come after they exited (a busy machine delays it)."""
+    from loadertune.trial.sampler import read_counts, sched_times
+
+    return {"t_counters": time.monotonic(),
+            "sched": {str(pid): sched_times(pid) for pid in worker_pids},
+            "reads": {str(pid): read_counts(pid) for pid in worker_pids}}
 
 
 def run(job: TrialJob, events: EventWriter, inherited: Pipeline | None = None) -> None:

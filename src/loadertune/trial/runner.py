@@ -214,6 +214,7 @@ class _Observer:
         self.failure: TrialFailure | None = None
         self.cpu_warm: dict[int, float] | None = None
         self.t_warm: float | None = None
+        self.t_sched_warm = 0.0  # when the warm scheduler times were read
         self.sched_warm: dict[int, tuple[int, int]] = {}
         self.sched_last: dict[int, tuple[int, int]] = {}
         self.t_sched_last: float | None = None
@@ -274,17 +275,20 @@ class _Observer:
             self._sample(True)
             self.cpu_warm = self.sampler.cpu_snapshot()
             self.sched_warm, self.reads_warm = self._sched(), self._reads()
-            self.t_warm = time.monotonic()
+            self.t_warm = self.t_sched_warm = time.monotonic()
+            sched, reads = _by_pid(event.get("sched")), _by_pid(event.get("reads"))
+            t = event.get("t_counters")
+            if sched and isinstance(t, (int, float)):  # read by the trial when it happened:
+                self.sched_warm, self.t_sched_warm = sched, float(t)  # this may be late
+            self.reads_warm = reads or self.reads_warm
         elif kind == "progress":
             self.batches_seen = int(event.get("batches", 0))
             if self.progress is not None:
                 self.progress(self.batches_seen, int(event.get("needed", 0)))
         elif kind == "done":
-            if self.t_warm is not None and self.done is None:  # the workers still live
-                sched, reads = self._sched(), self._reads()
-                if sched:
-                    self.sched_last, self.t_sched_last = sched, time.monotonic()
-                self.reads_last = reads or self.reads_last
+            if self.t_warm is not None and self.done is None:
+                self._sample(False)
+                self._last_counters(event)
             self.done = event
         elif kind == "failure":
             fields = {k: event.get(k) for k in
@@ -294,9 +298,11 @@ class _Observer:
 
     def _sample(self, full: bool) -> None:
         sample = self.sampler.sample(full)
-        if self.t_warm is not None and self.done is None:
-            self.sched_last, self.t_sched_last = self._sched(), time.monotonic()
-            self.reads_last = self._reads()
+        if self.t_warm is not None and self.done is None:  # the workers' last readings
+            sched, reads = self._sched(), self._reads()  # while they lived
+            if sched:
+                self.sched_last, self.t_sched_last = sched, time.monotonic()
+            self.reads_last = reads or self.reads_last
         self.proc.known_pids.update(sample.memory)
         limit = self.plan.memory_limit
         if limit is not None and not full and sample.total_rss() > limit:
@@ -362,8 +368,20 @@ class _Observer:
         result.cpu_percent_workers = 100 * cpu_used_since(self.cpu_warm, after, workers) / elapsed
         if self.t_sched_last is not None:  # the workers' last reading while they lived
             result.workers_blocked = blocked_share(self.sched_warm, self.sched_last,
-                                                   self.t_sched_last - self.t_warm)
+                                                   self.t_sched_last - self.t_sched_warm)
             result.worker_reads = reads_between(self.reads_warm, self.reads_last)
+
+    def _last_counters(self, done: dict[str, Any]) -> None:
+        """The trial process's own CPU and its workers' counters as it reported them with its
+        result, while they lived (it may exit before this process samples it again)."""
+        own, cpu = done.get("cpu_s"), self.sampler.cpu_seconds
+        if isinstance(own, (int, float)) and own > cpu.get(self.proc.pid, 0.0):
+            cpu[self.proc.pid] = float(own)
+        sched, reads = _by_pid(done.get("sched")), _by_pid(done.get("reads"))
+        t = done.get("t_counters")
+        if sched and isinstance(t, (int, float)):
+            self.sched_last, self.t_sched_last = sched, float(t)
+        self.reads_last = reads or self.reads_last
 
     def _reads(self) -> dict[int, tuple[int, int]]:
         """Read counters of the DataLoader workers now."""
@@ -378,3 +396,11 @@ class _Observer:
         """``read(pid)`` of each live DataLoader worker the OS tells it for."""
         readings = ((pid, read(pid)) for pid in self.peaks.worker_ids)
         return {pid: value for pid, value in readings if value is not None}
+
+
+def _by_pid(reported: Any) -> dict[int, tuple[int, int]]:
+    """``{"pid": [a, b] | None}`` from an event, as ``{pid: (a, b)}`` less the missing."""
+    if not isinstance(reported, dict):
+        return {}
+    return {int(pid): (int(v[0]), int(v[1])) for pid, v in reported.items()
+            if isinstance(v, (list, tuple)) and len(v) == 2}
