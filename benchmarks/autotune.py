@@ -49,7 +49,7 @@ CASES = (
          lambda: remote(1_600, latency_ms=10.0, payload_kb=4), 8, 0.005, 0,
          (0, 2, 4, 8, 12, 16, 24, 32), "grow"),
     Case("step-bound", "cheap items, 30 ms step, started at num_workers=8",
-         lambda: tiny(4_000), 32, 0.030, 8, (1, 2, 4, 8), "shrink"),
+         lambda: tiny(4_000), 32, 0.030, 8, (0, 1, 2, 4, 8), "shrink"),
 )
 
 
@@ -62,6 +62,7 @@ class Outcome:
     epochs_s: list[float] = field(default_factory=list)
     final: dict[str, Any] = field(default_factory=dict)
     changes: int = 0
+    history: list[str] = field(default_factory=list)
     settled_at_batch: int | None = None
     identical: bool = False
     start_workers: int = 0
@@ -117,12 +118,21 @@ def run_case(case: Case, epochs: int, console: Console) -> Outcome:
     tuned.close()
     out.final = tuned.config
     out.changes = len(tuned.history)
+    out.history = [f"epoch {c.epoch} batch {c.batch}: {c.before} -> {c.after} ({c.kind})"
+                   for c in tuned.history]
+    for line in out.history:
+        console.print(f"  {case.name}: {line}")
     per_epoch = len(tuned)
     if tuned.history:
         last = tuned.history[-1]
         out.settled_at_batch = (last.epoch - 1) * per_epoch + last.batch
     out.identical = seen == plain
     return out
+
+
+def _label(kwargs: dict[str, Any]) -> str:
+    pf = kwargs.get("prefetch_factor")
+    return f"w{kwargs.get('num_workers')}" + (f" pf{pf}" if pf else "")
 
 
 def table(outcomes: list[Outcome]) -> Table:
@@ -137,8 +147,7 @@ def table(outcomes: list[Outcome]) -> Table:
                   f"{sum(later) / len(later):.2f}" if later else "-",
                   f"{ratio:.2f}" if ratio is not None else "-",
                   str(o.settled_at_batch) if o.settled_at_batch is not None else "-",
-                  f"w{o.final.get('num_workers')} pf{o.final.get('prefetch_factor', '-')}"
-                  f" (from w{o.start_workers})",
+                  f"{_label(o.final)} (from w{o.start_workers})",
                   "yes" if o.identical else "NO")
     return t
 

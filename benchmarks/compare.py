@@ -15,12 +15,12 @@ from heuristics import Heuristic
 
 import loadertune
 from loadertune.bench import bench, source_for
+from loadertune.bench.sweep import Grid, SweepResult
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import LoaderConfig
 from loadertune.machine import MachineInfo, default_memory_budget
-from loadertune.results import TrialResult
-from loadertune.sweep import Grid, SweepResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
+from loadertune.trial.results import TrialResult
 
 TUNE_MISSING = "tune not available yet"
 REMATCH_ORDER = ("tuned", "best", "best", "tuned")  # ABBA: a drift in the host's speed cancels

@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import fixture_datasets as fx
 
 from loadertune.bench import bench
+from loadertune.bench.sweep import Grid
 from loadertune.report.jsonio import write_json
-from loadertune.results import TrialResult
-from loadertune.sweep import Grid
 from loadertune.trial import TrialPlan
+from loadertune.trial.results import TrialResult
 
 
 @dataclass

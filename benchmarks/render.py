@@ -9,7 +9,7 @@ from growth import Growth
 from heuristics import Heuristic
 from rich.table import Table
 
-from loadertune.results import TrialResult
+from loadertune.trial.results import TrialResult
 from loadertune.units import format_bytes
 
 

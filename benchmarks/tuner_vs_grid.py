@@ -27,12 +27,12 @@ from rich.console import Console
 
 import loadertune
 from loadertune import machine as machine_facts
+from loadertune.bench.sweep import Grid
 from loadertune.cli.console import stdout_console
 from loadertune.cli.progress import SweepProgress
 from loadertune.interrupts import exit_code, sigterm_as_interrupt
 from loadertune.machine import MachineInfo, default_memory_budget
 from loadertune.report.jsonio import write_json
-from loadertune.sweep import Grid
 from loadertune.trial import TrialPlan
 from loadertune.units import format_bytes
 

@@ -178,7 +178,7 @@ NOTEBOOK = textwrap.dedent("""\
     from torch.utils.data import Dataset
     from loadertune.bench import bench
     from loadertune.errors import LoadertuneError
-    from loadertune.sweep import Grid
+    from loadertune.bench.sweep import Grid
     from loadertune.trial import DatasetSource, TrialPlan
 
     class Cells(Dataset):  # defined in __main__, with no file behind it (as in a notebook)

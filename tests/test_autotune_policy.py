@@ -32,9 +32,15 @@ def test_growth_stops_at_max_workers_then_tries_a_deeper_prefetch() -> None:
 
 def test_a_grow_that_did_not_pay_is_reverted() -> None:
     before = window(2, wait=1.0, batches=100)
+    worse = window(3, wait=1.0, batches=99, kind="grow")  # no faster at all: back at once
+    v = decide([before, worse], BOUNDS, frozenset())
+    assert v.kind == "revert" and v.knobs == Knobs(2, 2)
     trial = window(3, wait=1.0, batches=102, kind="grow")  # 2 % faster: within the noise
     v = decide([before, trial], BOUNDS, frozenset())
-    assert v.kind == "revert" and v.knobs == Knobs(2, 2)
+    assert v.kind == "keep" and v.knobs is None  # one window cannot tell: one more
+    again = window(3, wait=1.0, batches=103, kind="grow", first=False)
+    v = decide([before, trial, again], BOUNDS, frozenset())
+    assert v.kind == "revert" and v.knobs == Knobs(2, 2)  # 2.5 % over the two: no gain
     paid = window(3, wait=0.2, batches=140, kind="grow")
     assert decide([before, paid], BOUNDS, frozenset()).kind == "grow"  # kept, still starved
 
@@ -102,3 +108,18 @@ def test_the_hand_over_floor_is_not_counted_as_starving() -> None:
     began = window(16, wait=0.10, step=0.5, batches=100)  # the loader's own setting
     again = window(16, wait=0.105, step=0.5, batches=100, first=False)
     assert decide([began, again], bounds, frozenset()).kind == "shrink"  # fewer may do
+
+
+def test_a_shrink_that_lost_a_little_while_fed_is_judged_on_two_windows() -> None:
+    before = window(6, wait=0.01)
+    dip = window(4, wait=0.02, step=1.04, kind="shrink")  # 4 % slower, the loop still fed
+    v = decide([before, dip], BOUNDS, frozenset())
+    assert v.kind == "keep" and v.knobs is None
+    steady = window(4, wait=0.01, kind="shrink", first=False)
+    v = decide([before, dip, steady], BOUNDS, frozenset())
+    assert v.kind == "shrink" and v.knobs == Knobs(2, 2)  # 2 % over the two: held, on down
+    slow = window(4, wait=0.02, step=1.06, kind="shrink", first=False)
+    v = decide([before, dip, slow], BOUNDS, frozenset())
+    assert v.kind == "revert" and v.knobs == Knobs(6, 2)
+    after = window(4, wait=0.01, kind="shrink", first=False)  # a third window: judged already
+    assert decide([before, dip, steady, after], BOUNDS, frozenset()).kind == "shrink"

@@ -13,14 +13,14 @@ from _lt import (
     doctor_json,
 )
 
-from loadertune.cgroups import (
+from loadertune.doctor.probes.cores import workers_that_fit
+from loadertune.machine.cgroups import (
     cgroup_dir,
     parse_memory_limit,
     parse_mountinfo_cgroups,
     parse_proc_cgroup,
     read_limits,
 )
-from loadertune.doctor.probes.cores import workers_that_fit
 
 # Captured on this build machine (cgroup v1 hybrid, Debian 12, kernel 6.18).
 V1_PROC_CGROUP = """\

@@ -6,10 +6,10 @@ import inspect
 import fixture_datasets as fx
 
 from loadertune.bench import bench
+from loadertune.bench.sweep import Grid
 from loadertune.config import LoaderConfig
 from loadertune.profile.frames import Frame
 from loadertune.profile.hang import Stuck, describe
-from loadertune.sweep import Grid
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
 
 # a limit far above the hang floor: a "timeout" outcome would mean the hang went unseen

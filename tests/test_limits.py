@@ -20,7 +20,7 @@ import pytest
 from _lt import env
 
 from loadertune import machine
-from loadertune.cgroups import parse_mountinfo, read_limits
+from loadertune.machine.cgroups import parse_mountinfo, read_limits
 from loadertune.tuning.budget import limits_for
 
 GiB = 2**30

@@ -13,10 +13,10 @@ from fixture_pipelines import BATCH, make_loader
 
 import loadertune
 from loadertune.bench import bench
+from loadertune.bench.sweep import Grid
 from loadertune.errors import DatasetSpecError
-from loadertune.results import TrialResult
-from loadertune.sweep import Grid
 from loadertune.trial import TrialPlan
+from loadertune.trial.results import TrialResult
 
 TESTS = str(Path(__file__).parent)
 PLAN = TrialPlan(batches=4, repeats=2)

@@ -2,8 +2,8 @@ import fixture_datasets as fx
 
 from loadertune import machine
 from loadertune.bench import bench
+from loadertune.bench.sweep import Grid, same_kind
 from loadertune.config import LoaderConfig
-from loadertune.sweep import Grid, same_kind
 from loadertune.trial import TrialPlan
 
 PLAN = TrialPlan(batches=4, repeats=3, timeout_s=60)

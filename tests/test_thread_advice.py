@@ -13,10 +13,10 @@ from fixture_threads import ExpectThreads, ThreadCounts, matmul_loader, two_thre
 from torch.utils.data import DataLoader
 
 from loadertune.bench import prepare, source_for
+from loadertune.bench.sweep import Grid
 from loadertune.config import LoaderConfig
-from loadertune.results import TrialFailure, TrialResult
-from loadertune.sweep import Grid
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
+from loadertune.trial.results import TrialFailure, TrialResult
 from loadertune.trial.threads import ThreadCap
 from loadertune.tuning.api import run_tune
 from loadertune.tuning.threads import ThreadPools, advise_threads, decide, oversubscribed

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tune_helpers import MiB, failed, killed_at, limits, result, run, workers_of
 
-from loadertune.compare import beats, merge, pick, ties
 from loadertune.config import LoaderConfig
+from loadertune.trial.compare import beats, merge, pick, ties
 from loadertune.tuning.strategy import Space, next_config
 
 B = 32

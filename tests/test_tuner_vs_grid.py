@@ -15,12 +15,12 @@ import pytest
 from rich.console import Console
 
 import loadertune
+from loadertune.bench.sweep import Grid, SweepResult
 from loadertune.cli.progress import SweepProgress
 from loadertune.config import LoaderConfig
 from loadertune.machine import collect
-from loadertune.results import MemoryStats, TrialResult
-from loadertune.sweep import Grid, SweepResult
 from loadertune.trial import DatasetSource, TrialPlan
+from loadertune.trial.results import MemoryStats, TrialResult
 from loadertune.workloads import tiny
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from loadertune.config import LoaderConfig
-from loadertune.results import MemoryStats, TrialFailure, TrialResult
+from loadertune.trial.results import MemoryStats, TrialFailure, TrialResult
 from loadertune.tuning.budget import Limits
 from loadertune.tuning.recommend import Recommendation, recommend
 from loadertune.tuning.strategy import Space, next_config

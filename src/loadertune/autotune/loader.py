@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from torch.utils.data import DataLoader, IterableDataset
 
 from loadertune.autotune.feed import EpochOrder, Feed
+from loadertune.autotune.memory import MemoryReader
 from loadertune.autotune.policy import Bounds, Verdict, Window, decide
 from loadertune.autotune.rebuild import Knobs, close_iterator, inner_loader, start_iterator
-from loadertune.trial.sampler import process_memory
 
 if TYPE_CHECKING:
     from loadertune.autotune.distributed import NodeAgreement
@@ -86,6 +86,7 @@ class AutotunedLoader:
                  sync: NodeAgreement | None = None) -> None:
         self.loader = loader
         self.bounds = bounds
+        self._memory_reader = MemoryReader(bounds.memory_budget)
         self.knobs = knobs
         self.policy = policy
         self.window_batches = window_batches
@@ -252,14 +253,10 @@ class AutotunedLoader:
 
     def _memory(self) -> tuple[int | None, int | None]:
         """PSS of this process plus the inner loader's workers, and the largest worker's."""
-        main = process_memory(os.getpid())
-        if main is None:
-            return None, None
         it = getattr(self._inner, "_iterator", None)
-        workers = [process_memory(p.pid) for p in getattr(it, "_workers", [])
-                   if p.pid is not None]
-        pss = [w.pss for w in workers if w is not None]
-        return main.pss + sum(pss), max(pss, default=None)
+        pids = [os.getpid()] + [p.pid for p in getattr(it, "_workers", []) if p.pid is not None]
+        tree = self._memory_reader.read(pids)
+        return (tree.total, tree.largest_worker) if tree is not None else (None, None)
 
     def _apply(self, verdict: Verdict, pos: int, epoch: int | None = None) -> None:
         assert verdict.knobs is not None

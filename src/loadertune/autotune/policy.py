@@ -9,7 +9,9 @@ memory. The rules, in order:
 2. **judge a trial** — the window just measured is the first at a setting tried by rule 3 or 4:
    a grow stays only if it raised throughput beyond the noise; a shrink only if the loop still
    hardly waits and throughput held. Otherwise back to the previous setting, and the rejected
-   one is never tried again.
+   one is never tried again — but a verdict that one window's noise could have decided (a grow
+   that gained a little, a shrink that lost a little while the loop stayed fed) waits for a
+   second window and is given on the two together.
 3. **grow** — the loop waits for data more than ``STARVED`` of its time beyond what receiving a
    batch from a worker costs anyway (the least wait per batch seen with workers): more workers
    (as many as would end the wait if throughput scaled with them, x1.5 to x4 a step), or, when
@@ -34,6 +36,7 @@ WAIT_SLACK = 0.03   # a shrink stays while the wait share grows by less than thi
 FED = 0.02          # a setting a grow paid for is shrunk only once the loop waits under this
 GAIN = 0.05         # a grow must raise throughput by this much to stay
 HOLD = 0.97         # a shrink must keep this share of the throughput
+CLOSE = 0.90        # a shrink that keeps this share while fed is judged again on two windows
 MAX_PREFETCH = 8
 TRIALS = ("grow", "shrink", "prefetch")
 
@@ -97,12 +100,15 @@ def decide(windows: Sequence[Window], bounds: Bounds, rejected: frozenset[Knobs]
     memory = _memory(cur, bounds)
     if memory is not None:
         return memory
-    if cur.first and cur.kind in TRIALS and len(windows) >= 2:
-        before = _last_at(windows, lambda w: w.knobs != cur.knobs)
-        if before is not None:
-            kept = _judge(cur, before)
-            if kept is not None:
-                return kept
+    trial = _trial_windows(windows)
+    before = _last_at(windows, lambda w: w.knobs != cur.knobs) if trial else None
+    if trial and before is not None:
+        if len(trial) == 1:
+            kept = _judge(cur, before, final=False)
+        else:  # the first window was too close to call: judge the two together
+            kept = _judge(_pooled(trial), before, final=True)
+        if kept is not None:
+            return kept
     share = starved_share(cur, windows)
     if share > STARVED:
         up = Knobs(grow(k, share), cur.knobs.prefetch_factor if k else None)
@@ -156,17 +162,59 @@ def _last_at(windows: Sequence[Window], match) -> Window | None:  # type: ignore
     return None
 
 
-def _judge(cur: Window, before: Window) -> Verdict | None:
-    """Undo a trial that did not pay (the rejected setting is never tried again)."""
+def _trial_windows(windows: Sequence[Window]) -> list[Window]:
+    """The windows of a trial still being judged: its first, or its first two when the first
+    was too close to call. Empty when the current setting is no trial or is judged already."""
+    if len(windows) < 2 or windows[-1].kind not in TRIALS:
+        return []
+    cur = windows[-1]
+    if cur.first:
+        return [cur]
+    first = windows[-2]
+    if first.knobs != cur.knobs or not first.first or first.kind != cur.kind:
+        return []
+    before = _last_at(windows[:-1], lambda w: w.knobs != cur.knobs)
+    if before is None or not _close(first, before):
+        return []
+    return [first, cur]
+
+
+def _pooled(trial: Sequence[Window]) -> Window:
+    last = trial[-1]
+    return Window(last.knobs, last.kind, sum(w.batches for w in trial),
+                  sum(w.wait_s for w in trial), sum(w.step_s for w in trial),
+                  sum(w.wall_s for w in trial), last.memory, last.worker_memory, True)
+
+
+def _paid(cur: Window, before: Window) -> bool:
     if cur.kind in ("grow", "prefetch"):
-        if cur.rate > before.rate * (1 + GAIN):
-            return None
+        return cur.rate > before.rate * (1 + GAIN)
+    return (cur.wait_share < min(before.wait_share + WAIT_SLACK, STARVED)
+            and cur.rate >= before.rate * HOLD)
+
+
+def _close(cur: Window, before: Window) -> bool:
+    """A trial's window missed its mark by what one window's noise could explain."""
+    if _paid(cur, before):
+        return False
+    if cur.kind in ("grow", "prefetch"):
+        return cur.rate > before.rate
+    return cur.wait_share < STARVED and cur.rate >= before.rate * CLOSE
+
+
+def _judge(cur: Window, before: Window, *, final: bool) -> Verdict | None:
+    """Undo a trial that did not pay (the rejected setting is never tried again); a window too
+    close to call, unless ``final``, asks for one more."""
+    if _paid(cur, before):
+        return None
+    if not final and _close(cur, before):
+        return Verdict(None, "keep", f"{cur.knobs.label()} against {before.knobs.label()}: "
+                       f"{cur.rate:,.1f} vs {before.rate:,.1f} batches/s, too close to call "
+                       "on one window: one more")
+    if cur.kind in ("grow", "prefetch"):
         return Verdict(before.knobs, "revert", f"{cur.knobs.label()} gave {cur.rate:,.1f} "
                        f"batches/s vs {before.rate:,.1f} with {before.knobs.label()}: no gain, "
                        "back")
-    if (cur.wait_share < min(before.wait_share + WAIT_SLACK, STARVED)
-            and cur.rate >= before.rate * HOLD):
-        return None
     return Verdict(before.knobs, "revert", f"{cur.knobs.label()} let the loop wait "
                    f"{100 * cur.wait_share:.0f}% ({cur.rate:,.1f} batches/s vs "
                    f"{before.rate:,.1f}): back to {before.knobs.label()}")

@@ -11,6 +11,7 @@ import typer
 
 from loadertune import machine as machine_facts
 from loadertune.bench import default_workers, prepare
+from loadertune.bench.sweep import Grid, SweepResult
 from loadertune.cli.console import stdout_console
 from loadertune.cli.options import BatchSizeOpt, DatasetArg, SplitOpt
 from loadertune.cli.progress import SweepProgress
@@ -24,7 +25,6 @@ from loadertune.profile.summary import result_line
 from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
 from loadertune.report.table import recommendation, sweep_table
-from loadertune.sweep import Grid, SweepResult
 from loadertune.trial import DatasetSource, TrialPlan
 from loadertune.tuning.cache import advise_cache, sample_length
 from loadertune.tuning.threads import advise_threads

@@ -16,7 +16,7 @@ from rich.progress import (
 )
 
 from loadertune.config import LoaderConfig
-from loadertune.results import TrialResult
+from loadertune.trial.results import TrialResult
 
 
 class SweepProgress:

@@ -21,8 +21,8 @@ from loadertune.profile.summary import result_line
 from loadertune.report.jsonio import write_json
 from loadertune.report.plot import plot_sweep
 from loadertune.report.table import sweep_table
-from loadertune.results import TrialResult
 from loadertune.trial.plan import STEP_KINDS
+from loadertune.trial.results import TrialResult
 from loadertune.tuning import TuneResult, run_tune
 from loadertune.tuning.strategy import Decision
 from loadertune.tuning.tuner import Callbacks

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from loadertune.profile.frames import Frame, idle, own_frame, stack_of
 from loadertune.profile.sampler import read_stack_files
-from loadertune.results import TrialFailure
+from loadertune.trial.results import TrialFailure
 
 KILLED = "the process tree was killed"
 

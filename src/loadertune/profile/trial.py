@@ -20,7 +20,7 @@ from loadertune.profile.sampler import (
     start_sampler,
 )
 from loadertune.profile.summary import merge
-from loadertune.results import TrialFailure
+from loadertune.trial.results import TrialFailure
 
 
 @dataclass

@@ -7,9 +7,9 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+from loadertune.bench.sweep import SweepResult
 from loadertune.report.jsonio import write_atomic
-from loadertune.results import TrialResult
-from loadertune.sweep import SweepResult
+from loadertune.trial.results import TrialResult
 
 
 def _series_key(r: TrialResult) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from loadertune.results import TrialResult
-from loadertune.sweep import SweepResult
+from loadertune.bench.sweep import SweepResult
+from loadertune.trial.results import TrialResult
 from loadertune.units import format_bytes
 
 

@@ -18,11 +18,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from loadertune.profile.trial import TrialProfiler
-from loadertune.results import TrialFailure
 from loadertune.trial.classify import INDEX_NOTE, classify
 from loadertune.trial.consumer import make_step
 from loadertune.trial.job import EventWriter, TrialJob
 from loadertune.trial.process import TRIAL_TMP_PREFIX
+from loadertune.trial.results import TrialFailure
 from loadertune.trial.stats import median, relative_spread, window_rates
 from loadertune.trial.threads import ThreadCap
 

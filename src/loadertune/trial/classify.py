@@ -6,7 +6,7 @@ import re
 import signal
 import traceback
 
-from loadertune.results import TrialFailure
+from loadertune.trial.results import TrialFailure
 
 INDEX_NOTE = "loadertune: raised while loading index "
 _INDEX_RE = re.compile(re.escape(INDEX_NOTE) + r"(-?\d+)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from loadertune.results import MemoryStats
+from loadertune.trial.results import MemoryStats
 from loadertune.trial.sampler import ProcMemory, TreeSample
 
 

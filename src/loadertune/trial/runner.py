@@ -17,7 +17,6 @@ from typing import Any
 from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError, DatasetSpecError
 from loadertune.pipeline.rebuild import LoaderParts
-from loadertune.results import TrialFailure, TrialResult
 from loadertune.trial.child import run_forked
 from loadertune.trial.classify import signal_name
 from loadertune.trial.job import EventReader, TrialJob
@@ -25,6 +24,7 @@ from loadertune.trial.mainguard import unguarded_call
 from loadertune.trial.memory import MemoryPeaks
 from loadertune.trial.plan import TrialPlan
 from loadertune.trial.process import TrialProcess
+from loadertune.trial.results import TrialFailure, TrialResult
 from loadertune.trial.sampler import (
     TreeSampler,
     blocked_share,
@@ -137,7 +137,7 @@ def interactive_main_part(source: DatasetSource) -> str | None:
 
 def unpicklable_message(source: DatasetSource, err: BaseException) -> str:
     """Which part of ``source`` stops it from travelling to a fresh interpreter, and why."""
-    from loadertune.picklecheck import find_unpicklable
+    from loadertune.pipeline.picklecheck import find_unpicklable
 
     for name, obj in _named_parts(source):
         found = find_unpicklable(obj, name)

@@ -16,7 +16,7 @@ from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError
 from loadertune.machine import MachineInfo
 from loadertune.pipeline import LoadedDataset, check_not_empty, kept_parts_note, load_dataset
-from loadertune.preflight import check_picklable, check_rebuild
+from loadertune.pipeline.preflight import check_picklable, check_rebuild
 from loadertune.store import HistoryStore, resolve_store_path
 from loadertune.trial import DatasetSource, TrialPlan
 from loadertune.trial.sampler import process_memory

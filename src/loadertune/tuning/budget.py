@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from loadertune.errors import ConfigError
 from loadertune.machine import DEFAULT_MEMORY_FRACTION as DEFAULT_MEMORY_FRACTION
 from loadertune.machine import MachineInfo, default_memory_budget
-from loadertune.preflight import WORKER_FLOOR_BYTES
-from loadertune.results import TrialResult
+from loadertune.pipeline.preflight import WORKER_FLOOR_BYTES
+from loadertune.trial.results import TrialResult
 from loadertune.units import format_bytes, parse_size
 
 LATENCY_WORKERS_PER_CPU = 16  # a latency-bound dataset may use this many workers per CPU...

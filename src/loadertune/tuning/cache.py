@@ -17,13 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from loadertune.compare import saturated
 from loadertune.pipeline import LoadedDataset
-from loadertune.results import TrialResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
+from loadertune.trial.compare import measured_gain, saturated
+from loadertune.trial.results import TrialResult
 from loadertune.units import format_bytes
 
-MIN_GAIN = 0.05     # below this a difference is not called faster, whatever the spreads say
 MAX_SAMPLE = 2048   # items in the sample both trials read
 
 
@@ -67,15 +66,16 @@ def decide(read: TrialResult, cached: TrialResult, sample: int, length: int,
     """The advice from the two trials on ``sample`` items of ``length`` (see the module
     docstring); ``room``: what the memory budget leaves beside the best config's peak."""
     label = read.config.label()
-    noise = max(MIN_GAIN, read.spread or 0.0, cached.spread or 0.0)
+    measured = measured_gain(read, cached)
+    noise = measured.noise
     base = f"cache: {label} on {sample:,} items spread over the dataset"
-    if not read.ok or not cached.ok or not read.samples_per_s or not cached.samples_per_s:
+    if measured.value is None:
         failed = read if not read.ok else cached
         why = failed.failure.message if failed.failure is not None else "no measurement"
         return CacheAdvice(label, sample, read.samples_per_s, cached.samples_per_s, None,
                            noise, None, None, room, False,
                            f"{base}: a trial failed ({why}), so no advice")
-    gain = cached.samples_per_s / read.samples_per_s - 1
+    gain = measured.value
     held = cached.memory.total - read.memory.total
     item = max(held, 0) // max(sample, 1)
     whole = item * length
@@ -83,7 +83,7 @@ def decide(read: TrialResult, cached: TrialResult, sample: int, length: int,
              f"→ {cached.samples_per_s:,.0f}, noise ±{noise * 100:.0f} %)")
     size = (f"the {length:,} decoded items take ~{format_bytes(whole)} "
             f"({format_bytes(item)} each, measured)")
-    if gain <= noise:
+    if not measured.faster:
         text = f"{base}: {rates}, within the noise: reading is not the bottleneck, no cache"
     elif whole > room:
         text = (f"{base}: {rates}, but {size}, more than the {format_bytes(room)} the memory "
@@ -94,7 +94,7 @@ def decide(read: TrialResult, cached: TrialResult, sample: int, length: int,
                 "leaves: decode once and keep the samples in memory (a list or tensors built "
                 "before the DataLoader starts its workers, which share it when forked)")
     return CacheAdvice(label, sample, read.samples_per_s, cached.samples_per_s, gain, noise,
-                       item, whole, room, gain > noise and whole <= room, text)
+                       item, whole, room, measured.faster and whole <= room, text)
 
 
 def advise_cache(source: DatasetSource, best: TrialResult | None, plan: TrialPlan,

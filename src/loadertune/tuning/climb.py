@@ -13,15 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loadertune.compare import beats, fastest, margin, noise, pick, rate, saturated, step_share
-from loadertune.results import TrialResult
+from loadertune.trial.compare import (
+    beats,
+    fastest,
+    margin,
+    noise,
+    pick,
+    rate,
+    saturated,
+    step_share,
+)
+from loadertune.trial.results import TrialResult
 from loadertune.tuning.budget import MemoryModel, memory_model
 from loadertune.tuning.space import (
     Decision,
     Space,
-    fits,
+    memory_fit,
     over_budget,
-    projected_peak,
     worker_results,
 )
 from loadertune.units import format_bytes
@@ -82,7 +90,8 @@ def _wall(space: Space, results: Sequence[TrialResult],
           measured: dict[int, TrialResult]) -> TrialResult | None:
     """The fewest workers that failed, or that ran but grow past the memory budget with the
     copy-on-read growth still projected."""
-    over = [r for r in measured.values() if not fits(space, results, r)]
+    fit = memory_fit(space, results)
+    over = [r for r in measured.values() if not fit.fits(r)]
     return min(over, key=lambda r: r.config.num_workers) if over else None
 
 
@@ -129,7 +138,7 @@ def _over(space: Space, results: Sequence[TrialResult], wall: TrialResult) -> st
     if not wall.ok:
         return f"{wall.config.label()} hit the memory budget ({_failure(wall)})"
     return (f"{wall.config.label()} ran in {format_bytes(wall.memory.total)} but grows to "
-            f"~{format_bytes(projected_peak(space, results, wall))} once its workers have "
+            f"~{format_bytes(memory_fit(space, results).peak(wall))} once its workers have "
             f"read the whole dataset (copy-on-read), over the "
             f"{format_bytes(space.limits.memory_budget)} budget")
 

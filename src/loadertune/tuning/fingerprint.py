@@ -12,8 +12,8 @@ import types
 from typing import Any
 
 from loadertune.machine import MachineInfo
-from loadertune.objwalk import walk
 from loadertune.pipeline.loaded import LoadedDataset
+from loadertune.pipeline.objwalk import walk
 
 MAX_ITEMS = 16
 MAX_CALLABLES = 32

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from loadertune.config import LoaderConfig
-from loadertune.results import TrialResult
 from loadertune.trial import TrialPlan
+from loadertune.trial.results import TrialResult
 from loadertune.tuning.probe import ItemProbe
 
 TARGET_WINDOW_S = 0.3

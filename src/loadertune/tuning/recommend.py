@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from loadertune.compare import beats, fastest, merge, pick, rate, saturated
 from loadertune.config import LoaderConfig
-from loadertune.results import TrialResult
+from loadertune.trial.compare import beats, fastest, merge, pick, rate, saturated
+from loadertune.trial.results import TrialResult
 from loadertune.tuning.climb import climb, saturated_why
-from loadertune.tuning.space import Space, fits, projected_peak
+from loadertune.tuning.space import Space, memory_fit
 from loadertune.tuning.strategy import prefetch_futile, undecided_rival
 from loadertune.units import format_bytes
 
@@ -83,9 +83,10 @@ def _within_budget(space: Space, results: Sequence[TrialResult]
     budget = space.limits.memory_budget
     keep: list[TrialResult] = []
     notes: list[str] = []
+    fit = memory_fit(space, results)
     for r in results:
-        if r.ok and not fits(space, results, r):
-            peak = projected_peak(space, results, r)
+        if r.ok and not fit.fits(r):
+            peak = fit.peak(r)
             notes.append(f"{r.config.label()} left out: its {format_bytes(r.memory.total)} "
                          f"peak grows to ~{format_bytes(peak)} once its workers have read the "
                          f"whole dataset (copy-on-read), over the {format_bytes(budget)} "

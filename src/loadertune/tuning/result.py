@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from loadertune.bench.sweep import SweepResult
 from loadertune.config import LoaderConfig
 from loadertune.machine import MachineInfo
-from loadertune.results import TrialResult
-from loadertune.sweep import SweepResult
 from loadertune.trial import TrialPlan
+from loadertune.trial.results import TrialResult
 
 
 @dataclass
@@ -42,7 +42,7 @@ class TuneResult:
     @property
     def best(self) -> TrialResult | None:
         """The recommended config's result (its trials pooled when it was re-measured)."""
-        from loadertune.compare import merge
+        from loadertune.trial.compare import merge
 
         return next((r for r in merge(self.trials) if r.config == self.config and r.ok), None)
 

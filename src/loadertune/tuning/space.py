@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from loadertune.config import LoaderConfig
-from loadertune.results import TrialResult
+from loadertune.trial.results import TrialResult
 from loadertune.tuning.budget import Limits, MemoryModel, memory_model
 
 PREFETCH_OPTIONS = (4,)
@@ -110,13 +110,22 @@ def over_budget(space: Space, results: Sequence[TrialResult], workers: int) -> s
     return None
 
 
-def projected_peak(space: Space, results: Sequence[TrialResult], r: TrialResult) -> int:
-    """``r``'s measured peak plus the copy-on-read growth still projected for its workers
-    (once they have read the whole dataset)."""
-    return r.memory.total + r.config.num_workers * space.memory(results).growth
+@dataclass(frozen=True)
+class MemoryFit:
+    """Measured peaks against the memory budget, with the copy-on-read growth per worker
+    that the memory model (fitted once, to all the results) still projects."""
+
+    budget: int
+    growth: int  # bytes one worker still grows once it has read the whole dataset
+
+    def peak(self, r: TrialResult) -> int:
+        """``r``'s measured peak plus its workers' projected growth."""
+        return r.memory.total + r.config.num_workers * self.growth
+
+    def fits(self, r: TrialResult) -> bool:
+        """``r`` ran, and its peak stays in the budget with the growth still projected."""
+        return r.ok and (r.config.num_workers == 0 or self.peak(r) <= self.budget)
 
 
-def fits(space: Space, results: Sequence[TrialResult], r: TrialResult) -> bool:
-    """``r`` ran, and its peak stays in the memory budget with the growth still projected."""
-    return r.ok and (r.config.num_workers == 0
-                     or projected_peak(space, results, r) <= space.limits.memory_budget)
+def memory_fit(space: Space, results: Sequence[TrialResult]) -> MemoryFit:
+    return MemoryFit(space.limits.memory_budget, space.memory(results).growth)

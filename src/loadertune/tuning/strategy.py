@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loadertune.compare import (
+from loadertune.config import LoaderConfig
+from loadertune.trial.compare import (
     MAX_TIE,
     beats,
     fastest,
@@ -31,10 +32,9 @@ from loadertune.compare import (
     saturated,
     ties,
 )
-from loadertune.config import LoaderConfig
-from loadertune.results import TrialResult
+from loadertune.trial.results import TrialResult
 from loadertune.tuning.climb import climb, cpu_stop, saturated_why
-from loadertune.tuning.space import Decision, Space, fits, over_budget, worker_results
+from loadertune.tuning.space import Decision, Space, memory_fit, over_budget, worker_results
 
 __all__ = ["Decision", "Space", "next_config", "saturated_why"]
 
@@ -49,7 +49,8 @@ def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
     rungs = set(space.rungs())
     if sum(1 for k in measured if k not in rungs) >= space.max_refines:
         return None
-    fitting = [r for r in measured.values() if fits(space, results, r)]
+    fit = memory_fit(space, results)
+    fitting = [r for r in measured.values() if fit.fits(r)]
     best, top = pick(fitting), fastest(fitting)
     if best is None or top is None:
         return None
@@ -121,7 +122,8 @@ def prefetch_futile(space: Space, r: TrialResult) -> str | None:
 
 def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None:
     """Phases 3 and 4: prefetch_factor, then pin_memory (only with an accelerator)."""
-    best = pick([r for r in results if fits(space, results, r)])
+    fit = memory_fit(space, results)
+    best = pick([r for r in results if fit.fits(r)])
     if best is None:
         return None
     c = best.config
@@ -169,7 +171,8 @@ def remeasure(space: Space, trials: Sequence[TrialResult]) -> Decision | None:
         last[r.config] = i
     if sum(n - 1 for n in counts.values()) >= MAX_REMEASURES:
         return None
-    basis = [r for r in merge(trials[:first_repeat]) if fits(space, trials, r)]
+    fit = memory_fit(space, trials)
+    basis = [r for r in merge(trials[:first_repeat]) if fit.fits(r)]
     best = pick(basis)
     rival = undecided_rival(basis, best) if best is not None else None
     if best is None or rival is None:

@@ -5,7 +5,7 @@ the threads one worker's pools may run, as its trial's workers reported them aft
 ``worker_init_fn``, see `loadertune.trial.threads`), the best config runs
 once more with each worker's pools capped at one thread (`ThreadCap` after the user's
 ``worker_init_fn``). The cap is advised only when that trial is faster by more than the noise
-of the two measurements (the larger relative spread of their repeats, at least `MIN_GAIN`),
+of the two measurements (`loadertune.trial.compare.measured_gain`),
 and the advice says by how much; otherwise it says the cap was measured and did not help.
 """
 
@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from loadertune.results import TrialResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
+from loadertune.trial.compare import measured_gain
+from loadertune.trial.results import TrialResult
 from loadertune.trial.threads import blas_threads, opencv_threads
 
-MIN_GAIN = 0.05  # below this a difference is not called faster, whatever the spreads say
 FIX = ("worker_init_fn=ThreadCap(1, your_worker_init_fn) from loadertune.trial.threads "
        "(torch.set_num_threads(1), numpy's OpenBLAS and OpenCV at one thread in each worker)")
 
@@ -94,17 +94,18 @@ def decide(base: TrialResult, capped: TrialResult, pools: ThreadPools,
     """The advice from the two measurements of one config (see the module docstring)."""
     config = base.config
     base_rate = base.samples_per_s or 0.0
-    noise = max(MIN_GAIN, base.spread or 0.0, capped.spread or 0.0)
+    measured = measured_gain(base, capped)
+    noise = measured.noise
     threads = (f"{config.num_workers} workers × up to {pools.per_worker} threads "
                f"({pools.describe()}) on {cores:g} usable cores")
-    if not capped.ok or not base_rate:
+    if measured.value is None:
         why = capped.failure.message if capped.failure is not None else "no measurement"
         return ThreadAdvice(config.label(), config.num_workers, cores, pools, base_rate, None,
                             None, noise, False, f"threads: {threads}; the one-thread trial "
                             f"failed ({why}), so no advice", capped)
     rate = capped.samples_per_s or 0.0
-    gain = rate / base_rate - 1
-    if gain > noise:
+    gain = measured.value
+    if measured.faster:
         text = (f"threads: {threads}; one thread per worker measured {gain * 100:+.0f} % "
                 f"samples/s ({base_rate:,.0f} → {rate:,.0f}, noise ±{noise * 100:.0f} %): "
                 f"pass {FIX}")
@@ -113,7 +114,7 @@ def decide(base: TrialResult, capped: TrialResult, pools: ThreadPools,
                 f"samples/s ({base_rate:,.0f} → {rate:,.0f}), within the noise "
                 f"(±{noise * 100:.0f} %): no change advised")
     return ThreadAdvice(config.label(), config.num_workers, cores, pools, base_rate, rate,
-                        gain, noise, gain > noise, text, capped)
+                        gain, noise, measured.faster, text, capped)
 
 
 def advise_threads(source: DatasetSource, best: TrialResult | None, plan: TrialPlan,

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from loadertune.config import LoaderConfig
-from loadertune.results import TrialResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
 from loadertune.trial.process import close_all
+from loadertune.trial.results import TrialResult
 from loadertune.tuning.plans import plan_for, predict_batches_per_s
 from loadertune.tuning.probe import ItemProbe
 from loadertune.tuning.strategy import Decision, Space, next_config

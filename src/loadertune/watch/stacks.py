@@ -32,7 +32,7 @@ from loadertune.profile.sampler import (
     request_flush,
 )
 from loadertune.profile.summary import merge
-from loadertune.results import TrialFailure
+from loadertune.trial.results import TrialFailure
 
 OUTCOME = "reported only, nothing was killed: the loop goes on waiting"
 

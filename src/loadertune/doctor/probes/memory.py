@@ -9,7 +9,7 @@ from loadertune.config import LoaderConfig
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, error, human_bytes, ok, warn
 from loadertune.machine import DEFAULT_MEMORY_FRACTION
-from loadertune.objwalk import walk
+from loadertune.pipeline.objwalk import walk
 
 PROBE = "memory"
 OBJECT_LIST_MIN = 10_000

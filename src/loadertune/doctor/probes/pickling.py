@@ -11,8 +11,8 @@ from typing import Any
 
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, error, ok, warn
-from loadertune.objwalk import walk
-from loadertune.picklecheck import pickle_error, unpicklable_path
+from loadertune.pipeline.objwalk import walk
+from loadertune.pipeline.picklecheck import pickle_error, unpicklable_path
 
 PROBE = "pickling"
 DB_MODULES = ("sqlite3", "psycopg2", "psycopg", "pymysql", "MySQLdb", "pymongo", "redis",

@@ -7,11 +7,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from loadertune.cgroups import Mount as Mount
-from loadertune.cgroups import parse_mountinfo as parse_mountinfo
 from loadertune.doctor.context import DoctorContext
 from loadertune.doctor.findings import Finding, ok, warn
-from loadertune.objwalk import walk
+from loadertune.machine.cgroups import Mount as Mount
+from loadertune.machine.cgroups import parse_mountinfo as parse_mountinfo
+from loadertune.pipeline.objwalk import walk
 
 PROBE = "storage"
 NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "glusterfs", "lustre", "beegfs",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-from loadertune.objwalk import children
+from loadertune.pipeline.objwalk import children
 
 MAX_DEPTH = 8
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import psutil
 
-from loadertune.cgroups import CgroupLimits, read_cpu_quota, read_limits
-from loadertune.cgroups import parse_cgroup_v1_quota as parse_cgroup_v1_quota
-from loadertune.cgroups import parse_cgroup_v2_cpu_max as parse_cgroup_v2_cpu_max
+from loadertune.machine.cgroups import CgroupLimits, read_cpu_quota, read_limits
+from loadertune.machine.cgroups import parse_cgroup_v1_quota as parse_cgroup_v1_quota
+from loadertune.machine.cgroups import parse_cgroup_v2_cpu_max as parse_cgroup_v2_cpu_max
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 DEFAULT_MEMORY_FRACTION = 0.8  # of the memory room: the rest stays with the training step and OS

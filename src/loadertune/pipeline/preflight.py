@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from loadertune.config import LoaderConfig
 from loadertune.errors import ConfigError, DatasetSpecError
 from loadertune.machine import MachineInfo
-from loadertune.picklecheck import find_unpicklable
 from loadertune.pipeline import LoadedDataset, check_not_empty
+from loadertune.pipeline.picklecheck import find_unpicklable
 from loadertune.trial.mainguard import unguarded_call
 from loadertune.units import format_bytes
 

@@ -8,13 +8,20 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from loadertune import machine as machine_facts
+from loadertune.bench.sweep import (
+    BatchProgress,
+    Grid,
+    SweepResult,
+    TrialDone,
+    TrialStart,
+    run_sweep,
+)
 from loadertune.config import LoaderConfig
 from loadertune.errors import DatasetSpecError
 from loadertune.machine import MachineInfo, usable_cpus_int
 from loadertune.pipeline import DEFAULT_BATCH_SIZE, LoadedDataset, load_dataset, resolve
+from loadertune.pipeline.preflight import preflight
 from loadertune.pipeline.rebuild import check_batch_size
-from loadertune.preflight import preflight
-from loadertune.sweep import BatchProgress, Grid, SweepResult, TrialDone, TrialStart, run_sweep
 from loadertune.trial import DatasetSource, TrialPlan
 
 MAX_DEFAULT_WORKER_COUNTS = 12

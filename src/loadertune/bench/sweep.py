@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from loadertune.compare import pick
 from loadertune.config import LoaderConfig
 from loadertune.machine import MachineInfo
-from loadertune.results import TrialFailure, TrialResult
 from loadertune.trial import DatasetSource, TrialPlan, run_trial
+from loadertune.trial.compare import pick
 from loadertune.trial.process import close_all
+from loadertune.trial.results import TrialFailure, TrialResult
 
 
 @dataclass(frozen=True)

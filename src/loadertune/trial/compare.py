@@ -10,14 +10,15 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from loadertune.results import TrialResult
+from loadertune.trial.results import TrialResult
 
 MIN_NOISE = 0.03   # the least relative noise assumed, however tight the repeats looked
 MAX_NOISE = 0.15   # beyond this a trial re-measures itself; clamp so one bad trial can't win ties
 MAX_TIE = 0.05     # never trade more than 5 % of throughput for fewer workers
 SATURATED = 0.93   # the step fills this share of the loop: the loader keeps it fed
+MIN_GAIN = 0.05    # a change beyond the knobs (a cache, a thread cap) must gain at least this
 
 
 def rate(r: TrialResult) -> float:
@@ -44,6 +45,28 @@ def beats(a: TrialResult, b: TrialResult) -> bool:
 def ties(a: TrialResult, top: TrialResult) -> bool:
     """``a`` is within the tie tolerance of ``top`` (the fastest)."""
     return a.ok and rate(a) >= rate(top) * (1 - min(margin(a, top), MAX_TIE))
+
+
+@dataclass(frozen=True)
+class Gain:
+    """What a second measurement of the same config under a change gained over the first."""
+
+    value: float | None  # other / base - 1; None when either has no rate
+    noise: float         # the gain needed to call it faster
+
+    @property
+    def faster(self) -> bool:
+        return self.value is not None and self.value > self.noise
+
+
+def measured_gain(base: TrialResult, other: TrialResult) -> Gain:
+    """``other``'s gain over ``base`` and the noise it must beat: the larger relative spread
+    of the two (unclamped: a change advised to a user must clear the widest noise seen), at
+    least `MIN_GAIN`."""
+    noise_ = max(MIN_GAIN, base.spread or 0.0, other.spread or 0.0)
+    if rate(base) <= 0 or rate(other) <= 0:
+        return Gain(None, noise_)
+    return Gain(rate(other) / rate(base) - 1, noise_)
 
 
 def preference(r: TrialResult) -> tuple[int, int, bool, float]:
