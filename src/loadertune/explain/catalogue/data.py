@@ -22,6 +22,10 @@ SIGNATURES: tuple[Signature, ...] = (
               2, key=True),
          text(r"(?i)num_?workers?[^\n]{0,40}affects?[^\n]{0,40}(?:number|batches|samples)",
               2, key=True),
+         # an epoch's length that changes with the worker count
+         text(r"(?i)num_?workers?\W{0,3}(?:>|=|is|are|of)?\s*\d*[^\n]{0,40}\b(?:steps|batches|"
+              r"samples|iterations|length)\b[^\n]{0,40}\b(?:wrong|incorrect|multipl\w*|"
+              r"doubled|too many|more than)", 2, key=True),
          text(r"(?i)(?:every|each|all(?: the)?)\s+(?:samples?|items?|batch(?:es)?|examples?"
               r"|records?|rows?|lines?)[^\n]{0,40}?\b(?:\d+|num_workers|multiple|several|n)"
               r"\s+times\b|\b(?:samples?|items?|data|batch(?:es)?|examples?)[^\n]{0,30}"

@@ -33,8 +33,9 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"Pin memory thread exited unexpectedly", 3, key=True),
          text(r"in pin memory thread for device \d+", 3, key=True),
          frame(r"in _pin_memory_loop$", 1.5, key=True),
-         text(r"(?i)pin[ _]?memory thread (?:has )?(?:exited|died|crash\w*|fail\w*)", 2,
-              key=True),
+         # told in words (torch's own message, above, is not counted twice)
+         text(r"(?i)pin[ _]?memory thread (?:has )?(?:exited|died|crash\w*|fail\w*)"
+              r"(?! unexpectedly)", 2, key=True),
          # told in words: the error goes away with pinning off
          text(r"(?i)pin[ _]?memory\s*(?:is\s+)?(?:set\s+)?(?:to\s+|=\s*)?false\W{0,3}"
               r"(?:\w+\W+){0,4}?(?:no (?:error|problem|crash)|(?:it )?works?\b|fix\w*|"
@@ -59,7 +60,9 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "pin_memory_no_accelerator", "pin_memory=True without an accelerator",
         (text(phrase("'pin_memory' argument is set as true but no accelerator is found"), 3,
-              key=True),),
+              key=True),
+         # the same warning on a device that cannot pin (MPS) in other torch versions
+         text(r"'pin_memory' argument is set as true but not supported on \w+", 3, key=True)),
         "pin_memory=True on a machine without CUDA/XPU: torch ignores it and warns",
         "`loadertune doctor --probe cuda`",
         "pin_memory=torch.cuda.is_available()", priority=40, probes=("cuda",)),

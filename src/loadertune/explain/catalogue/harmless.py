@@ -16,6 +16,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Producer process has been terminated before all shared CUDA tensors "
               r"released", 3, key=True),
          frame(r"in _shutdown_workers$", 1),
+         # torch's module globals already set to None when the iterator's __del__ ran at exit
+         text(r"'NoneType' object has no attribute '(?:python_exit_status|_shutdown_workers|"
+              r"MP_STATUS_CHECK_INTERVAL)'", 3, key=True),
          # a worker/pin-memory thread's trace printed after training ended
          text(r"(?i)finish\w* training|training (?:is |has )?(?:finished|completed|done|ended)",
               1.5, key=True),
