@@ -270,8 +270,8 @@ def _measure(loader: Any, config: LoaderConfig, plan: TrialPlan, step: Any,
 
 
 def worker_counters(worker_pids: dict[int, int]) -> dict[str, Any]:
-    """The workers' scheduler times and read counters now, while they live: the supervisor's
-    own last readings may come after they exited (a busy machine delays it)."""
+    """The workers' scheduler times and read counters now, while they live (the supervisor,
+    on a busy machine, may read them only after they exited): the one reading of them."""
     from loadertune.trial.sampler import read_counts, sched_times
 
     return {"t_counters": time.monotonic(),

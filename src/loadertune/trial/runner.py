@@ -11,7 +11,7 @@ import select
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from loadertune.config import LoaderConfig
@@ -29,9 +29,7 @@ from loadertune.trial.sampler import (
     TreeSampler,
     blocked_share,
     cpu_used_since,
-    read_counts,
     reads_between,
-    sched_times,
 )
 
 EXIT_GRACE_S = 3.0
@@ -214,12 +212,8 @@ class _Observer:
         self.failure: TrialFailure | None = None
         self.cpu_warm: dict[int, float] | None = None
         self.t_warm: float | None = None
-        self.t_sched_warm = 0.0  # when the warm scheduler times were read
-        self.sched_warm: dict[int, tuple[int, int]] = {}
-        self.sched_last: dict[int, tuple[int, int]] = {}
-        self.t_sched_last: float | None = None
-        self.reads_warm: dict[int, tuple[int, int]] = {}
-        self.reads_last: dict[int, tuple[int, int]] = {}
+        self.counters_warm = WorkerCounters()  # as the trial read them at warm-up...
+        self.counters_last = WorkerCounters()  # ...and with its result
         self.batches_seen = 0
         self.t_end: float | None = None
 
@@ -274,13 +268,8 @@ class _Observer:
         elif kind == "warm":
             self._sample(True)
             self.cpu_warm = self.sampler.cpu_snapshot()
-            self.sched_warm, self.reads_warm = self._sched(), self._reads()
-            self.t_warm = self.t_sched_warm = time.monotonic()
-            sched, reads = _by_pid(event.get("sched")), _by_pid(event.get("reads"))
-            t = event.get("t_counters")
-            if sched and isinstance(t, (int, float)):  # read by the trial when it happened:
-                self.sched_warm, self.t_sched_warm = sched, float(t)  # this may be late
-            self.reads_warm = reads or self.reads_warm
+            self.t_warm = time.monotonic()
+            self.counters_warm = WorkerCounters.of(event)
         elif kind == "progress":
             self.batches_seen = int(event.get("batches", 0))
             if self.progress is not None:
@@ -288,7 +277,8 @@ class _Observer:
         elif kind == "done":
             if self.t_warm is not None and self.done is None:
                 self._sample(False)
-                self._last_counters(event)
+                self._own_cpu(event)
+                self.counters_last = WorkerCounters.of(event)
             self.done = event
         elif kind == "failure":
             fields = {k: event.get(k) for k in
@@ -298,11 +288,6 @@ class _Observer:
 
     def _sample(self, full: bool) -> None:
         sample = self.sampler.sample(full)
-        if self.t_warm is not None and self.done is None:  # the workers' last readings
-            sched, reads = self._sched(), self._reads()  # while they lived
-            if sched:
-                self.sched_last, self.t_sched_last = sched, time.monotonic()
-            self.reads_last = reads or self.reads_last
         self.proc.known_pids.update(sample.memory)
         limit = self.plan.memory_limit
         if limit is not None and not full and sample.total_rss() > limit:
@@ -366,36 +351,33 @@ class _Observer:
         result.cpu_percent = 100 * cpu_used_since(self.cpu_warm, after) / elapsed
         result.cpu_percent_main = 100 * cpu_used_since(self.cpu_warm, after, main) / elapsed
         result.cpu_percent_workers = 100 * cpu_used_since(self.cpu_warm, after, workers) / elapsed
-        if self.t_sched_last is not None:  # the workers' last reading while they lived
-            result.workers_blocked = blocked_share(self.sched_warm, self.sched_last,
-                                                   self.t_sched_last - self.t_sched_warm)
-            result.worker_reads = reads_between(self.reads_warm, self.reads_last)
+        warm, last = self.counters_warm, self.counters_last
+        if warm.t is not None and last.t is not None and last.sched:
+            result.workers_blocked = blocked_share(warm.sched, last.sched, last.t - warm.t)
+            result.worker_reads = reads_between(warm.reads, last.reads)
 
-    def _last_counters(self, done: dict[str, Any]) -> None:
-        """The trial process's own CPU and its workers' counters as it reported them with its
-        result, while they lived (it may exit before this process samples it again)."""
+    def _own_cpu(self, done: dict[str, Any]) -> None:
+        """The trial process's own CPU as it reported it with its result (it may exit before
+        this process samples it again)."""
         own, cpu = done.get("cpu_s"), self.sampler.cpu_seconds
         if isinstance(own, (int, float)) and own > cpu.get(self.proc.pid, 0.0):
             cpu[self.proc.pid] = float(own)
-        sched, reads = _by_pid(done.get("sched")), _by_pid(done.get("reads"))
-        t = done.get("t_counters")
-        if sched and isinstance(t, (int, float)):
-            self.sched_last, self.t_sched_last = sched, float(t)
-        self.reads_last = reads or self.reads_last
 
-    def _reads(self) -> dict[int, tuple[int, int]]:
-        """Read counters of the DataLoader workers now."""
-        return self._of_workers(read_counts)
 
-    def _sched(self) -> dict[int, tuple[int, int]]:
-        """Scheduler times of the DataLoader workers now."""
-        return self._of_workers(sched_times)
+@dataclass(frozen=True)
+class WorkerCounters:
+    """The workers' scheduler times and read counters by pid, read by the trial process
+    itself while they lived (``t``: its monotonic clock then), as an event reports them."""
 
-    def _of_workers(self, read: Callable[[int], tuple[int, int] | None]
-                    ) -> dict[int, tuple[int, int]]:
-        """``read(pid)`` of each live DataLoader worker the OS tells it for."""
-        readings = ((pid, read(pid)) for pid in self.peaks.worker_ids)
-        return {pid: value for pid, value in readings if value is not None}
+    t: float | None = None
+    sched: dict[int, tuple[int, int]] = field(default_factory=dict)
+    reads: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, event: dict[str, Any]) -> WorkerCounters:
+        t = event.get("t_counters")
+        return cls(float(t) if isinstance(t, (int, float)) else None,
+                   _by_pid(event.get("sched")), _by_pid(event.get("reads")))
 
 
 def _by_pid(reported: Any) -> dict[int, tuple[int, int]]:
