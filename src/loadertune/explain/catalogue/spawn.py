@@ -20,6 +20,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"\bfreeze_support\b(?!\(\))", 2, key=True),  # named in words
          text(r"(?i)bootstrapping phase", 2, key=True),
          frame(r"spawn\.py in _fixup_main_from_path$", 1.5, key=True),
+         # on Windows, a failure while the iterator starts its (spawned) workers: with no
+         # pickling or page-file message, the script without a main guard is the usual cause
+         text(r"[A-Z]:/[^\n]*/torch/utils/data/dataloader\.py\"?, line \d+, in _get_iterator",
+              1.5, key=True),
          text(r"(?m)^ ?\w+ ?= ?(?:torch\.utils\.data\.)?DataLoader\(", 1, key=True),
          text(r"(?i)num_?work\w*[^\n]{0,60}(?:not zero|non-?zero|greater than (?:0|zero))", 1),
          # a guard in the script counts against; the guard in the error's advice does not
