@@ -12,7 +12,7 @@ from tune_helpers import MiB, failed, killed_at, limits, result, run, workers_of
 
 from loadertune.config import LoaderConfig
 from loadertune.trial.compare import beats, merge, pick, ties
-from loadertune.tuning.strategy import Space, next_config
+from loadertune.tuning.strategy import Space, next_config, undecided_rival
 
 B = 32
 
@@ -412,6 +412,19 @@ def test_undecided_contenders_are_measured_again_in_turn_abba() -> None:
     rec, trials = run(space(limits=limits(cpus=2)), measure)
     assert workers_of(trials) == [0, 2, 1, 2, 0]  # then A B B A: the later one first
     assert any("beats" in n or "within" in n for n in rec.notes)
+
+
+def test_a_costlier_config_measured_slower_beyond_the_tie_is_not_measured_again() -> None:
+    """w32 pf4 measured 8 % slower than w32 pf2 inside a wide noise: nothing points to the
+    deeper prefetch, so no A B B A pair is spent on it; a cheaper one in the same spot is."""
+    sp = space(limits=limits(cpus=2))
+    best = result(sp.config(2), 1150.0, spread=0.22)
+    costlier = result(sp.config(2, prefetch=4), 1060.0, spread=0.04)
+    assert undecided_rival([best, costlier], best) is None
+    cheaper = result(sp.config(1), 1060.0, spread=0.04)
+    assert undecided_rival([best, cheaper], best) is cheaper
+    tied = result(sp.config(2, prefetch=4), 1120.0, spread=0.04)  # within 5 %, noise 22 %
+    assert undecided_rival([best, tied], best) is tied
 
 
 def test_the_margin_is_reported_with_its_windows() -> None:

@@ -146,11 +146,17 @@ def tune_extras(space: Space, results: Sequence[TrialResult]) -> Decision | None
 
 def undecided_rival(results: Sequence[TrialResult], best: TrialResult) -> TrialResult | None:
     """The most preferable result that the noise leaves undecided against ``best``: not
-    clearly beaten by it, and either not tied with it or tied only within a noise wider than
-    the tie tolerance (the two may differ by more than `MAX_TIE` either way) (``results``
-    merged, one per config)."""
+    clearly beaten by it, and tied with it only within a noise wider than the tie tolerance
+    (the two may differ by more than `MAX_TIE` either way) or, when it is the cheaper one,
+    not tied at all (``results`` merged, one per config). A costlier config measured slower
+    than the pick beyond the tie is evidence for the pick: it is not measured again."""
+    def undecided(r: TrialResult) -> bool:
+        if ties(r, best):
+            return margin(r, best) > MAX_TIE
+        return preference(r) < preference(best)
+
     rivals = [r for r in results if r is not best and r.ok and not beats(best, r)
-              and (not ties(r, best) or margin(r, best) > MAX_TIE)]
+              and undecided(r)]
     return min(rivals, key=preference) if rivals else None
 
 
