@@ -262,3 +262,16 @@ def test_prose_forms_of_blind5_causes_are_general() -> None:
         "RuntimeError: DataLoader timed out after 120 seconds").primary.score, "words weigh less"
     lam = "not pickleable on Mac (spawn issue?) - it's the lambda x: x in my DataLoader"
     assert explain_text(lam).primary.signature.id == "pickle_local_object"
+
+
+def test_a_cause_ranks_above_the_symptom_it_explains() -> None:
+    """A worker segfault scores higher than the shared LMDB handle that caused it; the
+    handle's signature `explains` the segfault, so it comes first. Alone, the segfault wins."""
+    crash = ("RuntimeError: DataLoader worker (pid 4242) is killed by signal: Segmentation "
+             "fault.\nERROR: Unexpected segmentation fault encountered in worker.\n")
+    handle = ("class Faces(Dataset):\n    def __init__(self, root):\n"
+              "        self.env = lmdb.open(root, readonly=True, lock=False)\n")
+    ranked = explain_text(crash + handle).matches
+    assert [m.signature.id for m in ranked[:2]] == ["shared_file_handle", "worker_segfault"]
+    assert ranked[1].score > ranked[0].score
+    assert explain_text(crash).matches[0].signature.id == "worker_segfault"

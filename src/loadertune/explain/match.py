@@ -162,6 +162,18 @@ def confidence(score: float, total: float) -> float:
     return round(min(base * (0.5 + 0.5 * share), MAX_CONFIDENCE), 2)
 
 
+def causes_before_symptoms(matches: list[Match]) -> list[Match]:
+    """Move each cause just above the highest-ranked symptom it `explains` (order otherwise
+    kept)."""
+    out = list(matches)
+    for cause in matches:
+        symptoms = [i for i, m in enumerate(out) if m.signature.id in cause.signature.explains]
+        if symptoms and min(symptoms) < out.index(cause):
+            out.remove(cause)
+            out.insert(min(symptoms), cause)
+    return out
+
+
 def rank(matches: list[Match]) -> list[Match]:
     """Best first; fallback only alone; harmless noise below any real failure."""
     real = [m for m in matches if not m.signature.fallback]
@@ -170,6 +182,7 @@ def rank(matches: list[Match]) -> list[Match]:
     failing = any(not m.signature.harmless and m.score >= REAL_FAILURE for m in matches)
     matches.sort(key=lambda m: (failing and m.signature.harmless, -m.score,
                                 -m.signature.priority, m.evidence[0][0] if m.evidence else 0))
+    matches = causes_before_symptoms(matches)
     total = sum(max(m.score, 0.0) for m in matches)
     for i, m in enumerate(matches):
         m.confidence = confidence(m.score, total)

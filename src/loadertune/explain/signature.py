@@ -69,7 +69,9 @@ class Signature:
     ``harmless``: the text is noise that did not fail the run. ``fallback``: reported only
     when nothing else matched. ``detail`` is formatted with the values the signals captured
     (named groups) when all of them are present. ``probes`` name the doctor probes whose
-    live results help confirm it on this machine.
+    live results help confirm it on this machine. ``explains``: ids of symptoms this cause
+    produces (a shared LMDB handle makes workers segfault): when both match, the cause is
+    ranked above its symptom whatever their scores.
     """
 
     id: str
@@ -85,6 +87,7 @@ class Signature:
     detail: str = ""
     probes: tuple[str, ...] = ()
     min_score: float = 1.0
+    explains: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.signals:

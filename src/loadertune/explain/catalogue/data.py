@@ -155,10 +155,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "holds)",
         "store only the path in __init__ and open the file lazily in each worker (first "
         "__getitem__ or worker_init_fn)",
-        priority=75, context=WORKERS_CONTEXT, min_score=2.5),
+        priority=75, context=WORKERS_CONTEXT, min_score=2.5,
+        explains=("worker_segfault", "worker_exited")),
     Signature(
         "dataset_retry_recursion", "the dataset retries itself until RecursionError",
         (text(r"RecursionError|maximum recursion depth exceeded", 2, key=True),
+         # the same overflow caught by the interpreter itself (faulthandler's dump follows)
+         text(r"Fatal Python error: Cannot recover from stack overflow", 3, key=True),
          text(r"return self(?:\.__getitem__\(|\[)[^\n]*(?:random|randint|index ?\+ ?1|idx ?\+ "
               r"?1)", 2.5, key=True),
          frame(r" in (?:__getitem__|_?get_?item\w*|prepare_data|load_?\w*)$", 1.5, key=True,
@@ -170,5 +173,6 @@ SIGNATURES: tuple[Signature, ...] = (
         "fix the data path / the failing read; retry in a bounded loop that re-raises after "
         "a few attempts instead of recursing",
         priority=70,
-        context=(text(r"(?i)__getitem__|dataset|dataloader|torch/utils/data|get_?item"),)),
+        context=(text(r"(?i)__getitem__|dataset|dataloader|torch/utils/data|get_?item"),),
+        explains=("worker_exited", "worker_segfault")),
 )

@@ -113,8 +113,10 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=55, context=DATALOADER_CONTEXT, probes=("threads",)),
     Signature(
         "too_many_workers", "more workers than the CPUs allow",
-        (text(r"This DataLoader will create (?P<workers>\d+) worker processes in total\. Our "
-              r"suggested max number of worker in current system is (?P<suggest>\d+)", 3,
+        (text(r"This DataLoader will create (?P<workers>\d+) worker process\s?es in total", 3,
+              key=True),
+         # the warning's second half alone (the first is often cut or wrapped mid-word)
+         text(r"Our suggested max number of worker in current system is (?P<suggest>\d+)", 3,
               key=True),
          # the diagnosis in words (a maintainer's answer to "exited unexpectedly")
          text(r"(?i)\btoo many (?:data ?loader )?workers\b", 2.5, key=True)),
