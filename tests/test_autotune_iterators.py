@@ -64,3 +64,18 @@ def test_a_start_that_fails_leaves_no_worker_behind() -> None:
         start_iterator(loader)
     assert raised.value is not None  # the traceback, holding the half-built iterator, lives on
     assert not psutil.wait_procs(_workers(), timeout=5)[1]
+
+
+def test_the_private_torch_parts_autotune_relies_on_are_there() -> None:
+    """autotune reaches into torch's multiprocessing iterator (its worker check, shutdown and
+    queues): a torch that renames them must fail here, not leak or stall in a live job."""
+    it = start_iterator(DataLoader(Slow(), num_workers=1))
+    try:
+        assert "_try_get_data" in vars(it)  # the shorter worker check is in place
+        assert not it._worker_pids_set  # torch's SIGCHLD registry no longer lists them
+        for name in ("_shutdown_workers", "_index_queues", "_worker_result_queue", "_workers"):
+            assert hasattr(it, name), name
+        assert next(it) == 0
+    finally:
+        close_iterator(it)
+    assert not _workers()

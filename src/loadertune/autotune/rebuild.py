@@ -100,7 +100,8 @@ def start_iterator(loader: DataLoader) -> Iterator[Any]:
     if getattr(it, "_worker_pids_set", False):
         signal_handling._remove_worker_pids(id(it))
         it._worker_pids_set = False  # type: ignore[attr-defined]
-        it._try_get_data = types.MethodType(_try_get_data, it)  # type: ignore[attr-defined]
+        if callable(getattr(type(it), "_try_get_data", None)):  # (else torch's 5 s checks)
+            it._try_get_data = types.MethodType(_try_get_data, it)  # type: ignore[attr-defined]
     return it
 
 
