@@ -79,3 +79,18 @@ def test_the_private_torch_parts_autotune_relies_on_are_there() -> None:
     finally:
         close_iterator(it)
     assert not _workers()
+
+
+def test_closing_frees_a_queue_lock_an_interrupted_put_left_held() -> None:
+    """A KeyboardInterrupt inside ``Queue.put`` can leave the queue's buffer lock held; torch's
+    shutdown puts to that queue and would wait for good. Closing releases it and finishes."""
+    import threading
+
+    it = start_iterator(DataLoader(Slow(), num_workers=2))
+    assert next(it) is not None
+    it._index_queues[1]._notempty._lock.acquire()  # as a put cut short leaves it
+    closer = threading.Thread(target=close_iterator, args=(it,), daemon=True)
+    closer.start()
+    closer.join(timeout=30)
+    assert not closer.is_alive(), "shutdown waited on the stuck queue lock"
+    assert not _workers()

@@ -25,6 +25,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 from loadertune.autotune.feed import Feed, SeedWorker
 from loadertune.pipeline.rebuild import build_loader, config_of, parts_of
 
+LOCK_WAIT_S = 1.0   # a queue lock held this long was left by an interrupted put
 FEEDER_JOIN_S = 1.0  # how long a queue's feeder thread may take to flush and exit
 WORKER_CHECK_S = 0.25  # how often a wait for a batch checks that the workers live
 
@@ -139,6 +140,8 @@ def close_iterator(it: Any) -> None:
     shutdown = getattr(it, "_shutdown_workers", None)
     if shutdown is None:
         return
+    for queue in getattr(it, "_index_queues", ()):
+        _unstick(queue)
     try:
         shutdown()
     finally:
@@ -159,3 +162,18 @@ def close_iterator(it: Any) -> None:
             for end in (getattr(queue, "_reader", None), getattr(queue, "_writer", None)):
                 if end is not None:
                     end.close()
+
+
+def _unstick(queue: Any) -> None:
+    """Release a queue's buffer lock left held by a ``put`` that a KeyboardInterrupt cut
+    short (every later put, shutdown's included, would wait on it for good). Its feeder
+    thread holds that lock only for moments, so one held for ``LOCK_WAIT_S`` is stuck."""
+    notempty = getattr(queue, "_notempty", None)
+    lock = getattr(notempty, "_lock", None)
+    if lock is None or not hasattr(lock, "acquire"):
+        return
+    if not lock.acquire(timeout=LOCK_WAIT_S):
+        with contextlib.suppress(RuntimeError):
+            lock.release()
+        return
+    lock.release()
