@@ -30,11 +30,7 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "bl
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind12, scored once before any fix (see README)
-    "406-ssd-pytorch-cpu-pin-memory", "407-pyg-cuda-tensors-workers",
-    "409-diffusers-dreambooth-collate-pickle", "411-flair2-test-mode-none-fr",
-    "412-pyronear-pil-images-collate", "420-mmdet-fork-enomem-coco-json",
-}
+RECORDED_MISSES: set[str] = set()  # blind12 misses fixed after scoring (see README)
 ENTRIES = [pytest.param(path, id=path.stem, marks=pytest.mark.xfail(
     strict=True, reason="blind miss recorded before the fix")) if path.stem in RECORDED_MISSES
     else pytest.param(path, id=path.stem) for path in FILES]

@@ -121,7 +121,12 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"(?:default_collate: )?batch must contain tensors, (?:numpy arrays, )?numbers, "
               r"dicts or lists; found (?P<found>[^\n]+)", 4, key=True),
          text(r"(?i)found <class '(?:PIL|NoneType)", 1),
-         frame(r"collate\.py in (?:default_collate|collate)\w*$", 0.5)),
+         # the message cut off: collate raised (or a TypeError while fetching a batch), and
+         # the text names the usual culprits (None returned, a PIL image, no ToTensor)
+         frame(r"collate\.py in (?:default_collate|collate)\w*$", 1, key=True),
+         text(r"(?is)\bTypeError\b.{0,3000}?_utils/fetch\.py", 1, key=True),
+         text(r"(?i)(?:return\w*|retourn\w*|renvo\w*)\s+(?:a\s+)?None\b|\bPIL\b[^\n]{0,40}"
+              r"image|\bto_?tensor\b", 1.5)),
         "the default collate batches tensors, numpy arrays, numbers, strings and their "
         "dicts/lists; a sample held something else: a PIL image (no ToTensor in the "
         "transform), None (the dataset returned nothing for some index) or a numpy object "

@@ -18,6 +18,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)cuda[^\n]{0,80}initiali[sz]ation error", 2.5, key=True),
          text(r"torch\.cuda\.\w+Tensor|\.cuda\(\)|device=['\"]cuda", 0.5),
          text(r"(?i)\.cuda\(\)[^\n]{0,60}forked|forked[^\n]{0,60}\.cuda\(\)", 2, key=True),
+         # the worker-side collate moves a CUDA sample into a shared CPU storage
+         text(r"(?i)storage of a tensor on device \W?cuda[^\n]{0,80}different device \W?cpu",
+              3, key=True),
          text(r"(?i)(?:tensor|dataset)[^\n]{0,40}on (?:the )?GPU|device=torch\.device\("
               r"'cuda'\)|map_location", 0.5)),
         "CUDA was initialised in the parent and a forked worker (the default on Linux) used "
@@ -62,8 +65,14 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(phrase("'pin_memory' argument is set as true but no accelerator is found"), 3,
               key=True),
          # the same warning on a device that cannot pin (MPS) in other torch versions
-         text(r"'pin_memory' argument is set as true but not supported on \w+", 3, key=True)),
-        "pin_memory=True on a machine without CUDA/XPU: torch ignores it and warns",
+         text(r"'pin_memory' argument is set as true but not supported on \w+", 3, key=True),
+         # torch before the warning: pinning a batch on a CPU-only build asserted at next()
+         text(r"(?is)(?:next\([^)\n]*(?:iter|loader)[^)\n]*\)|pin_memory).{0,300}?Torch not "
+              r"compiled with CUDA enabled|Torch not compiled with CUDA enabled.{0,300}?"
+              r"(?:next\([^)\n]*(?:iter|loader)|pin_memory)", 3, key=True)),
+        "pin_memory=True on a machine without CUDA/XPU: torch ignores it and warns (before "
+        "1.x releases warned, fetching a batch asserted 'Torch not compiled with CUDA "
+        "enabled')",
         "`loadertune doctor --probe cuda`",
         "pin_memory=torch.cuda.is_available()", priority=40, probes=("cuda",)),
     Signature(

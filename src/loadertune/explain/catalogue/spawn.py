@@ -54,6 +54,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # told in words: "can't pickle ... lambda", "not pickleable" near a lambda
          text(r"(?is)" + PICKLE_WORDS + r".{0,300}?\blamb?da\b|\blamb?da\b.{0,300}?"
               + PICKLE_WORDS, 3, key=True),
+         # told in words: a function that is not top-level cannot be pickled
+         text(r"(?is)pickl\w*.{0,120}?(?:not (?:a )?top[- ]level|nested|inner) function"
+              r"|(?:not (?:a )?top[- ]level|nested|inner) function.{0,120}?pickl", 3,
+              key=True),
          frame(r"popen_spawn_win32\.py in __init__$|reduction\.py in dump$", 0.5)),
         "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
         "each worker; a lambda or a function defined inside another function cannot be "

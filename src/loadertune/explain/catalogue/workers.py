@@ -6,7 +6,8 @@ from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKER_S
 from loadertune.explain.signature import Signature, frame, phrase, text
 
 WORKERS_CONTEXT_FORK = (
-    text(r"(?i)worker|num_workers|dataloader|popen_fork|os\.fork"),
+    # a training run's own frames count: its loaders fork the workers as it starts
+    text(r"(?i)worker|num_workers|dataloader|popen_fork|os\.fork|\btrain\w*\.py\b"),
 )
 DATALOADER_CONTEXT = (
     frame(r"torch/utils/data/"), text(r"DataLoader worker|_worker_loop|DataLoaderIter"),
@@ -127,7 +128,8 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=58, probes=("cores",)),
     Signature(
         "fork_no_memory", "starting a worker failed: fork could not reserve memory",
-        (text(r"OSError: \[Errno 12\] Cannot allocate memory", 2, key=True),
+        # ENOMEM by its number: a title or a log cut short keeps only "[Errno 12] Cannot all"
+        (text(r"OSError: \[Errno 12\]", 2, key=True),
          frame(r"popen_fork\.py in _launch$|in _launch$", 1.5),
          text(r"self\.pid = os\.fork\(\)|os\.fork\(\)", 1),
          frame(r"dataloader\.py in __init__$|process\.py in start$", 0.5)),
