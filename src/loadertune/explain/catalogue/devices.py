@@ -80,6 +80,10 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"(?i)paging file is too small|page file is too small", 4, key=True),
          text(r"WinError 1455|os error 1455|error code: ?<?1455\b", 4, key=True),
          text(r"页面文件太小", 4, key=True),
+         # told in words: the page file fills up (or is used) while RAM is still free
+         text(r"(?is)(?:page|paging) ?file.{0,120}?(?:free (?:ram|memory)|run(?:ning)? "
+              r"out|out of (?:space|memory)|grow\w*|fill\w*)|(?:free (?:ram|memory)|run(?:ning)? "
+              r"out of (?:ram|memory)).{0,120}?(?:page|paging) ?file", 2.5, key=True),
          text(r"(?i)DLL load failed", 0.5),
          frame(r"spawn\.py in (?:spawn_main|_main|prepare)$", 0.5),
          WINDOWS),
