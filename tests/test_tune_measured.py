@@ -11,13 +11,16 @@ from loadertune.workloads import mixed, tiny, worker_cache
 MiB = 2**20
 
 
-def test_a_memory_failure_is_backed_off_from_not_answered_with_zero_workers() -> None:
-    """Each worker builds a private 80 MiB cache on first use; items wait 4 ms, so many
-    workers would pay, but the budget holds only about four of them."""
+def _budget_for_four_caches() -> int:
     baseline = loadertune.tune_detailed(tiny(2_000), 64, store=False, max_workers=0)
-    main = baseline.trials[0].memory.total
-    budget = main + 420 * MiB
-    dataset = worker_cache(400, cache_mb=80, wait_ms=4.0)
+    return baseline.trials[0].memory.total + 420 * MiB
+
+
+def test_a_memory_failure_is_backed_off_from_not_answered_with_zero_workers() -> None:
+    """Each worker builds a private 80 MiB cache (only workers do: the probe cannot see it);
+    items wait 4 ms, so many workers would pay, but the budget holds only about four."""
+    budget = _budget_for_four_caches()
+    dataset = worker_cache(400, cache_mb=80, wait_ms=4.0, workers_only=True)
     result = loadertune.tune_detailed(dataset, 8, memory_budget=budget, store=False,
                                       budget_s=150)
     failures = [t for t in result.trials if t.failure is not None]
@@ -32,6 +35,21 @@ def test_a_memory_failure_is_backed_off_from_not_answered_with_zero_workers() ->
     tried = {t.config.num_workers for t in result.trials}
     assert len(tried & set(range(1, wall))) >= 1  # measured below the wall, not predicted
     assert "memory budget" in result.reason or any("memory" in n for n in result.notes)
+
+
+def test_a_cache_the_probe_built_starts_the_climb_at_the_most_that_fit() -> None:
+    """The same caches built on first use in any process: the probe's process built one, so
+    the first trial is the most workers its memory allows, and none is spent failing."""
+    budget = _budget_for_four_caches()
+    dataset = worker_cache(400, cache_mb=80, wait_ms=4.0)
+    result = loadertune.tune_detailed(dataset, 8, memory_budget=budget, store=False,
+                                      budget_s=150)
+    first = result.trials[0]
+    assert 2 <= first.config.num_workers <= 5, result.trials
+    assert (result.probe or {}).get("loader_uss", 0) >= 80 * MiB
+    assert result.config.num_workers >= 2
+    chosen = next(t for t in result.trials if t.ok and t.config == result.config)
+    assert chosen.memory.total <= budget
 
 
 def test_climbs_past_the_cores_while_the_trials_leave_them_idle() -> None:

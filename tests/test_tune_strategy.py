@@ -324,6 +324,32 @@ def test_a_memory_failure_is_a_wall_to_back_off_from() -> None:
     assert main + rec.config.num_workers * cache <= budget
 
 
+def test_the_probes_own_memory_starts_the_climb_at_the_most_that_fit() -> None:
+    """The probe's process held 550 MiB after loading items (a cache built on first use):
+    every worker builds one too, so 16 workers cannot fit 2 GiB and the first trial is the
+    most the probe's memory allows (3), not a failure at 16 and a bisection below it."""
+    budget, main, cache = 2048 * MiB, 300 * MiB, 550 * MiB
+
+    def measure(c: LoaderConfig):
+        k = c.num_workers
+        if main + k * cache > budget:
+            return killed_at(c, budget, main)
+        return result(c, 100.0 + 300.0 * k, main=main, per_worker=cache, cpu_percent=30.0)
+
+    sp = space(limits=limits(cpus=2, memory=budget, latency=32), latency_bound=True,
+               item_cpu_share=0.1, main_estimate=main, loader_uss=cache)
+    first = next_config(sp, [])
+    assert first.config is not None and first.config.num_workers == 3
+    assert "the probe's process built" in first.why
+    rec, trials = run(sp, measure)
+    assert rec.config.num_workers == 3
+    assert all(t.ok for t in trials)  # no trial was spent failing at the budget
+    assert "4 workers need" in rec.reason  # the first count that does not fit, named
+    # without the probe's memory the same search starts at 16 and fails on the way down
+    _, blind = run(replace(sp, loader_uss=None), measure)
+    assert workers_of(blind)[0] == 16 and not blind[0].ok
+
+
 def test_a_count_predicted_barely_over_the_budget_is_measured() -> None:
     """Each worker's own memory (USS) is 360 MiB, but several workers share pages, so the tree
     holds 340 MiB more per worker: the model says 5 workers need 2,100 MiB of the 2,048 MiB

@@ -59,6 +59,7 @@ class Prepared:
                      start_method=self.start_method,
                      worker_start_method=self.start_method or self.machine.start_method,
                      main_estimate=_own_memory(), dataset_len=self.loaded.length(),
+                     loader_uss=self.probed.loader_uss,
                      item_wall_s=probe.wall_s if probe.items else None,
                      item_cpu_share=probe.cpu_share if probe.items else None)
 
@@ -222,7 +223,8 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
         trials=outcome.trials, reason=reason, seconds=time.monotonic() - started,
         notes=notes, dataset=prep.loaded.describe(), spec=prep.loaded.spec,
         machine=prep.machine, plan=prep.plan,
-        probe={**probe.to_dict(), "handover_s": handover},
+        probe={**probe.to_dict(), "handover_s": handover,
+               "loader_uss": prep.probed.loader_uss},
         stopped_by=outcome.stopped_by, started_at=started_at,
         fingerprints={**prep.fingerprints, "request_key": prep.request_key},
         interrupt=interrupt)

@@ -84,6 +84,7 @@ class MemoryModel:
     per_worker: int
     measured: bool   # per_worker comes from trials, not from the start method's floor
     growth: int = 0  # of per_worker, bytes projected for reading the whole dataset
+    probed: bool = False  # unmeasured per_worker is what the probe's process built loading
 
     def predict(self, num_workers: int) -> int:
         return self.main + num_workers * self.per_worker
@@ -96,7 +97,9 @@ class MemoryModel:
         return min(room // max(self.per_worker, 1), cap)
 
     def explain(self, num_workers: int) -> str:
-        how = "measured" if self.measured else "assumed (no worker measured yet)"
+        how = ("measured" if self.measured else
+               "at least what the probe's process built loading items, no worker measured yet"
+               if self.probed else "assumed (no worker measured yet)")
         grows = f", {format_bytes(self.growth)} of it projected growth" if self.growth else ""
         return (f"{num_workers} workers need ~{format_bytes(self.predict(num_workers))}: main "
                 f"{format_bytes(self.main)} + {num_workers} × {format_bytes(self.per_worker)} "
@@ -104,12 +107,19 @@ class MemoryModel:
 
 
 def memory_model(results: Sequence[TrialResult], start_method: str,
-                 main_estimate: int = 0, dataset_len: int | None = None) -> MemoryModel:
-    """Fit main and per-worker memory to every trial so far (failed ones included)."""
+                 main_estimate: int = 0, dataset_len: int | None = None,
+                 loader_uss: int | None = None) -> MemoryModel:
+    """Fit main and per-worker memory to every trial so far (failed ones included).
+
+    Before any worker is measured, a worker costs at least the start method's floor and at
+    least ``loader_uss``: the private memory the probe's process held after loading items
+    (a cache built on first use, decoded buffers), which every worker builds too.
+    """
     floor = WORKER_FLOOR_BYTES.get(start_method, WORKER_FLOOR_BYTES["spawn"])
     mains = [_main(r) for r in results]
     main = max([m for m in mains if m], default=main_estimate)
-    per_worker, growth, measured = floor, 0, False
+    probed = bool(loader_uss and loader_uss > floor)
+    per_worker, growth, measured = max(floor, loader_uss or 0), 0, False
     grows = _grows_with_reading(results, floor)
     for r in results:
         k = r.config.num_workers
@@ -122,7 +132,8 @@ def memory_model(results: Sequence[TrialResult], start_method: str,
         if not measured or cost > per_worker:
             per_worker, growth = cost, extra
         measured = True
-    return MemoryModel(main=main, per_worker=per_worker, measured=measured, growth=growth)
+    return MemoryModel(main=main, per_worker=per_worker, measured=measured, growth=growth,
+                       probed=probed and not measured)
 
 
 def _main(r: TrialResult) -> int:

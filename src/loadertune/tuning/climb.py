@@ -24,7 +24,7 @@ from loadertune.trial.compare import (
     step_share,
 )
 from loadertune.trial.results import TrialResult
-from loadertune.tuning.budget import MemoryModel, memory_model
+from loadertune.tuning.budget import MemoryModel
 from loadertune.tuning.space import (
     Decision,
     Space,
@@ -83,6 +83,8 @@ def _rung(space: Space, results: Sequence[TrialResult], measured: dict[int, Tria
         return Decision(space.config(fit), "climb",
                         f"memory budget leaves no room for {k} workers ({reason}, {budget}); "
                         f"measuring {what}")
+    if 0 < fit < k - 1:  # name the first count that does not fit, not the rung
+        reason = model.explain(fit + 1)
     return Decision(None, "climb", f"memory budget reached: {reason}, {budget}")
 
 
@@ -122,8 +124,7 @@ def _back_off(space: Space, results: Sequence[TrialResult], measured: dict[int, 
                         f"{wall.config.label()} failed ({_failure(wall)}); measuring "
                         "num_workers=0 to see whether any config works")
     budget = space.limits.memory_budget
-    ok_model = memory_model([r for r in results if r.ok], space.worker_start_method,
-                            space.main_estimate, space.dataset_len)
+    ok_model = space.memory([r for r in results if r.ok])
     fit = ok_model.most_workers(budget, f - 1) if ok_model.measured else f
     k = fit if fit < f else min(((lo or 0) + f) // 2, _upper_fit(space, results, f))
     if k in measured or (lo is not None and k <= lo):

@@ -34,6 +34,7 @@ class Space:
     item_cpu_share: float | None = None  # probe: share of that wall time spent on the CPU
     handover_s: float | None = None      # least seconds main needs to receive a worker's batch
     dataset_len: int | None = None
+    loader_uss: int | None = None        # probe: private bytes its process held after loading
     prefetch_options: tuple[int, ...] = PREFETCH_OPTIONS
     max_refines: int = MAX_REFINES
 
@@ -80,7 +81,7 @@ class Space:
 
     def memory(self, results: Sequence[TrialResult]) -> MemoryModel:
         return memory_model(results, self.worker_start_method, self.main_estimate,
-                            self.dataset_len)
+                            self.dataset_len, self.loader_uss)
 
 
 @dataclass(frozen=True)

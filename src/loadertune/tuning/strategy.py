@@ -59,7 +59,8 @@ def refine(space: Space, results: Sequence[TrialResult]) -> Decision | None:
     above = [k for k in measured if k > b]
     if not below and b >= 2 and b // 2 not in measured:
         return Decision(space.config(b // 2), "refine",
-                        f"{b // 2} workers might keep up with {b} using fewer processes")
+                        f"{b // 2} worker{'s' if b // 2 > 1 else ''} might keep up with {b} "
+                        "using fewer processes")
     if below and b - max(below) >= 2:
         lo = measured[max(below)]
         mid = (lo.config.num_workers + b) // 2
