@@ -12,6 +12,7 @@ from tune_helpers import MiB, failed, killed_at, limits, result, run, workers_of
 
 from loadertune.config import LoaderConfig
 from loadertune.trial.compare import beats, merge, pick, ties
+from loadertune.trial.results import TrialResult
 from loadertune.tuning.strategy import Space, next_config, undecided_rival
 
 B = 32
@@ -304,17 +305,22 @@ def test_a_waiting_dataset_climbs_until_the_cpus_fill() -> None:
     assert "CPUs are saturated" in rec.reason
 
 
+def private_caches(budget: int, main: int, cache: int):
+    """Every worker holds a private ``cache``; a count over ``budget`` is stopped at it."""
+    def measure(c: LoaderConfig) -> TrialResult:
+        k = c.num_workers
+        if main + k * cache > budget:
+            return killed_at(c, budget, main)
+        return result(c, 100.0 + 300.0 * k, main=main, per_worker=cache, cpu_percent=30.0)
+    return measure
+
+
 def test_a_memory_failure_is_a_wall_to_back_off_from() -> None:
     """A 550 MiB per-worker cache against a 2 GiB budget: 3 workers fit, the first rung (16)
     does not; the search must find 3, not answer num_workers=0."""
     budget, main, cache = 2048 * MiB, 300 * MiB, 550 * MiB
 
-    def measure(c: LoaderConfig):
-        k = c.num_workers
-        if main + k * cache > budget:
-            return killed_at(c, budget, main)
-        return result(c, 100.0 + 300.0 * k, main=main, per_worker=cache, cpu_percent=30.0)
-
+    measure = private_caches(budget, main, cache)
     sp = space(limits=limits(cpus=2, memory=budget, latency=32), latency_bound=True,
                item_cpu_share=0.1)
     rec, trials = run(sp, measure)
@@ -330,12 +336,7 @@ def test_the_probes_own_memory_starts_the_climb_at_the_most_that_fit() -> None:
     most the probe's memory allows (3), not a failure at 16 and a bisection below it."""
     budget, main, cache = 2048 * MiB, 300 * MiB, 550 * MiB
 
-    def measure(c: LoaderConfig):
-        k = c.num_workers
-        if main + k * cache > budget:
-            return killed_at(c, budget, main)
-        return result(c, 100.0 + 300.0 * k, main=main, per_worker=cache, cpu_percent=30.0)
-
+    measure = private_caches(budget, main, cache)
     sp = space(limits=limits(cpus=2, memory=budget, latency=32), latency_bound=True,
                item_cpu_share=0.1, main_estimate=main, loader_uss=cache)
     first = next_config(sp, [])
