@@ -66,6 +66,10 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          # the same warning on a device that cannot pin (MPS) in other torch versions
          text(r"'pin_memory' argument is set as true but not supported on \w+", 3, key=True),
+         # the warning retyped (typos and all) or told in words
+         text(r"(?is)pin.?memory.{0,80}?no (?:accelerator|gpu|cuda)\b|no accelerator.{0,80}?"
+              r"pin.?memory|pin.?memory\W+(?:is\s+)?set\W+(?:to\W+|as\W+)?true\W+(?:for|on|"
+              r"with)\W+(?:a\W+)?cpu\b", 2.5, key=True),
          # torch before the warning: pinning a batch on a CPU-only build asserted at next()
          text(r"(?is)(?:next\([^)\n]*(?:iter|loader)[^)\n]*\)|pin_memory).{0,300}?Torch not "
               r"compiled with CUDA enabled|Torch not compiled with CUDA enabled.{0,300}?"
