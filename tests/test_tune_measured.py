@@ -39,15 +39,18 @@ def test_a_memory_failure_is_backed_off_from_not_answered_with_zero_workers() ->
 
 def test_a_cache_the_probe_built_starts_the_climb_at_the_most_that_fit() -> None:
     """The same caches built on first use in any process: the probe's process built one, so
-    the first trial is the most workers its memory allows, and none is spent failing."""
+    the first trial is at most the workers its memory allows, not the 16 that items which
+    wait would start at on 2 CPUs. (Whether that many fit also depends on pages the workers
+    share with this process, which the trials measure.)"""
     budget = _budget_for_four_caches()
     dataset = worker_cache(400, cache_mb=80, wait_ms=4.0)
     result = loadertune.tune_detailed(dataset, 8, memory_budget=budget, store=False,
-                                      budget_s=150)
-    first = result.trials[0]
-    assert 2 <= first.config.num_workers <= 5, result.trials
-    assert (result.probe or {}).get("loader_uss", 0) >= 80 * MiB
-    assert result.config.num_workers >= 2
+                                      budget_s=150, max_workers=16)
+    probe = result.probe or {}
+    loader, main = probe.get("loader_uss") or 0, probe.get("main_pss") or 0
+    assert loader >= 80 * MiB and main > 0, probe
+    first = result.trials[0].config.num_workers
+    assert 1 <= first <= max((budget - main) // loader, 1) < 16, (first, probe)
     chosen = next(t for t in result.trials if t.ok and t.config == result.config)
     assert chosen.memory.total <= budget
 

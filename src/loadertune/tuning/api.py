@@ -58,7 +58,9 @@ class Prepared:
                      accelerator=self.machine.accelerator is not None,
                      start_method=self.start_method,
                      worker_start_method=self.start_method or self.machine.start_method,
-                     main_estimate=_own_memory(), dataset_len=self.loaded.length(),
+                     # a trial's main process as the probe's measured it; else this one
+                     main_estimate=self.probed.main_pss or _own_memory(),
+                     dataset_len=self.loaded.length(),
                      loader_uss=self.probed.loader_uss,
                      item_wall_s=probe.wall_s if probe.items else None,
                      item_cpu_share=probe.cpu_share if probe.items else None)
@@ -224,7 +226,7 @@ def run_tune(dataset: Any, batch_size: int | None = None, *, step: Step = None,
         notes=notes, dataset=prep.loaded.describe(), spec=prep.loaded.spec,
         machine=prep.machine, plan=prep.plan,
         probe={**probe.to_dict(), "handover_s": handover,
-               "loader_uss": prep.probed.loader_uss},
+               "loader_uss": prep.probed.loader_uss, "main_pss": prep.probed.main_pss},
         stopped_by=outcome.stopped_by, started_at=started_at,
         fingerprints={**prep.fingerprints, "request_key": prep.request_key},
         interrupt=interrupt)

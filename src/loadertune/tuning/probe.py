@@ -144,28 +144,32 @@ class ProbeOutcome:
     probe: ItemProbe
     handover_s: float | None
     sample: Any
-    loader_uss: int | None = None  # private bytes the probe's process held (peak)
+    loader_uss: int | None = None  # private bytes the probe's process held after loading
+    main_pss: int | None = None    # PSS of the probe's process before it loaded items
 
 
 NOT_PROBED = ItemProbe(items=0, wall_s=0.0, cpu_s=0.0)
 
 
 def probe_task(loaded: LoadedDataset, batch_size: int) -> dict[str, Any]:
-    """In a trial process: `probe_items`, then `handover_s` of the items read, and the
-    private memory (USS) this process holds once it has loaded them (JSON-ready)."""
+    """In a trial process: `probe_items`, then `handover_s` of the items read; and memory: the
+    PSS this process held before loading items (what a trial's main process holds) and its
+    private memory (USS) once it had loaded them (JSON-ready)."""
     import psutil
 
     from loadertune.trial.sampler import full_memory
     from loadertune.tuning.fingerprint import sample_structure
     from loadertune.tuning.handover import handover_s
 
+    before = full_memory(psutil.Process())
     probe, items = probe_items(loaded)
     memory = full_memory(psutil.Process()) if probe.items else None
     handover = handover_s(items, batch_size, loaded.collate_fn)
     sample = items[0] if items else first_item(loaded)
     return {"probe": asdict(probe), "handover_s": handover,
             "sample": sample_structure(sample) if sample is not None else None,
-            "loader_uss": memory.uss if memory is not None else None}
+            "loader_uss": memory.uss if memory is not None else None,
+            "main_pss": before.pss if before is not None else None}
 
 
 def probe_in_trial(source: Any, batch_size: int, plan: Any, describe: str) -> ProbeOutcome:
@@ -186,4 +190,4 @@ def probe_in_trial(source: Any, batch_size: int, plan: Any, describe: str) -> Pr
     if done is None or failure is not None:
         return ProbeOutcome(NOT_PROBED, None, None)  # the trials report the error properly
     return ProbeOutcome(ItemProbe(**done["probe"]), done.get("handover_s"), done.get("sample"),
-                        done.get("loader_uss"))
+                        done.get("loader_uss"), done.get("main_pss"))
