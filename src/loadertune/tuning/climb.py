@@ -83,8 +83,9 @@ def _rung(space: Space, results: Sequence[TrialResult], measured: dict[int, Tria
         return Decision(space.config(fit), "climb",
                         f"memory budget leaves no room for {k} workers ({reason}, {budget}); "
                         f"measuring {what}")
-    if 0 < fit < k - 1:  # name the first count that does not fit, not the rung
-        reason = model.explain(fit + 1)
+    most = max([fit, *below])  # name the first count past the most that fit, not the rung
+    if 0 < most < k - 1:
+        reason = model.explain(most + 1)
     return Decision(None, "climb", f"memory budget reached: {reason}, {budget}")
 
 
