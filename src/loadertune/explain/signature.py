@@ -20,6 +20,13 @@ def phrase(text: str) -> str:
     return r"\s+".join(re.escape(word) for word in text.split())
 
 
+def near(a: str, b: str, within: int) -> str:
+    """A regex for ``a`` and ``b`` in either order, at most ``within`` characters apart (across
+    lines, any case): evidence told in words rarely keeps one order."""
+    gap = rf".{{0,{within}}}?"
+    return rf"(?is)(?:{a}){gap}(?:{b})|(?:{b}){gap}(?:{a})"
+
+
 @dataclass(frozen=True)
 class Signal:
     """A regex worth ``weight`` when found (at least ``min_count`` times) in view ``where``.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loadertune.explain.catalogue.common import WINDOWS
-from loadertune.explain.signature import Signature, frame, phrase, text
+from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -67,13 +67,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # the same warning on a device that cannot pin (MPS) in other torch versions
          text(r"'pin_memory' argument is set as true but not supported on \w+", 3, key=True),
          # the warning retyped (typos and all) or told in words
-         text(r"(?is)pin.?memory.{0,80}?no (?:accelerator|gpu|cuda)\b|no accelerator.{0,80}?"
-              r"pin.?memory|pin.?memory\W+(?:is\s+)?set\W+(?:to\W+|as\W+)?true\W+(?:for|on|"
-              r"with)\W+(?:a\W+)?cpu\b", 2.5, key=True),
+         text(near(r"pin.?memory", r"no (?:accelerator|gpu|cuda)\b", 80), 2.5, key=True),
+         text(r"(?i)pin.?memory\W+(?:is\s+)?set\W+(?:to\W+|as\W+)?true\W+(?:for|on|with)\W+"
+              r"(?:a\W+)?cpu\b", 2.5, key=True),
          # torch before the warning: pinning a batch on a CPU-only build asserted at next()
-         text(r"(?is)(?:next\([^)\n]*(?:iter|loader)[^)\n]*\)|pin_memory).{0,300}?Torch not "
-              r"compiled with CUDA enabled|Torch not compiled with CUDA enabled.{0,300}?"
-              r"(?:next\([^)\n]*(?:iter|loader)|pin_memory)", 3, key=True)),
+         text(near(r"next\([^)\n]*(?:iter|loader)|pin_memory",
+                   r"Torch not compiled with CUDA enabled", 300), 3, key=True)),
         "pin_memory=True on a machine without CUDA/XPU: torch ignores it and warns (before "
         "1.x releases warned, fetching a batch asserted 'Torch not compiled with CUDA "
         "enabled')",
@@ -85,9 +84,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"WinError 1455|os error 1455|error code: ?<?1455\b", 4, key=True),
          text(r"页面文件太小", 4, key=True),
          # told in words: the page file fills up (or is used) while RAM is still free
-         text(r"(?is)(?:page|paging) ?file.{0,120}?(?:free (?:ram|memory)|run(?:ning)? "
-              r"out|out of (?:space|memory)|grow\w*|fill\w*)|(?:free (?:ram|memory)|run(?:ning)? "
-              r"out of (?:ram|memory)).{0,120}?(?:page|paging) ?file", 2.5, key=True),
+         text(near(r"(?:page|paging) ?file", r"free (?:ram|memory)|run(?:ning)? out|out of "
+                   r"(?:space|memory)|grow\w*|fill\w*", 120), 2.5, key=True),
          text(r"(?i)DLL load failed", 0.5),
          frame(r"spawn\.py in (?:spawn_main|_main|prepare)$", 0.5),
          WINDOWS),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WINDOWS
-from loadertune.explain.signature import Signature, exc, frame, phrase, text
+from loadertune.explain.signature import Signature, exc, frame, near, phrase, text
 
 PICKLE_ERROR = (r"(?i)can'?t pickle|cannot (?:be )?pickle|can'?t get (?:local object|attribute)"
                 r"|cannot be pickled")
@@ -55,8 +55,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?is)" + PICKLE_WORDS + r".{0,300}?\blamb?da\b|\blamb?da\b.{0,300}?"
               + PICKLE_WORDS, 3, key=True),
          # told in words: a function that is not top-level cannot be pickled
-         text(r"(?is)pickl\w*.{0,120}?(?:not (?:a )?top[- ]level|nested|inner) function"
-              r"|(?:not (?:a )?top[- ]level|nested|inner) function.{0,120}?pickl", 3,
+         text(near(r"pickl", r"(?:not (?:a )?top[- ]level|nested|inner) function", 120), 3,
               key=True),
          frame(r"popen_spawn_win32\.py in __init__$|reduction\.py in dump$", 0.5)),
         "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
