@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKERS_CONTEXT
-from loadertune.explain.signature import Signature, frame, phrase, text
+from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 HANDLE_LIBS = r"(?:lmdb|h5py|hdf5|pytables|HDF5ExtError|\.h5\b|zipfile|tarfile|sqlite)"
 MANY_PROCS = (r"(?:num_?work|(?:multiple|several|many|different) (?:processes|workers)"
@@ -141,11 +141,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)bad object header|bad symbol table|object overruns|wrong b-tree", 2,
               key=True),
          text(r"(?i)(?:h5py\.File|lmdb\.open|zipfile\.ZipFile|tarfile\.open)\(", 1.5, key=True),
-         text(r"(?is)" + HANDLE_LIBS + r".{0,400}?" + MANY_PROCS + r"|" + MANY_PROCS
-              + r".{0,400}?" + HANDLE_LIBS, 1.5, key=True),
-         text(r"(?is)(?:segmentation fault|KeyError|corrupt|wrong|bigger than|crash).{0,600}?"
-              + HANDLE_LIBS + r"|" + HANDLE_LIBS + r".{0,600}?(?:segmentation fault|KeyError"
-              r"|corrupt|wrong|bigger than|crash)", 2),
+         text(near(HANDLE_LIBS, MANY_PROCS, 400), 1.5, key=True),
+         text(near(r"segmentation fault|KeyError|corrupt|wrong|bigger than|crash", HANDLE_LIBS,
+                   600), 2),
          text(r"(?i)\b(?:h5py|hdf5|lmdb|pytables)\b", 1),
          # the thread's answer: open / initialise the reader inside each worker
          text(r"(?i)(?:initiali[sz]\w*|open\w*|creat\w*)\s+(?:the\s+|a\s+|its\s+)?[\w ]{0,30}?"

@@ -52,8 +52,7 @@ SIGNATURES: tuple[Signature, ...] = (
               r"(?:object|function|class|lambda)", 3.5, key=True),
          text(r"(?i)pickl[^\n]{0,80}\.<locals>\.", 3, key=True),
          # told in words: "can't pickle ... lambda", "not pickleable" near a lambda
-         text(r"(?is)" + PICKLE_WORDS + r".{0,300}?\blamb?da\b|\blamb?da\b.{0,300}?"
-              + PICKLE_WORDS, 3, key=True),
+         text(near(PICKLE_WORDS, r"\blamb?da\b", 300), 3, key=True),
          # told in words: a function that is not top-level cannot be pickled
          text(near(r"pickl", r"(?:not (?:a )?top[- ]level|nested|inner) function", 120), 3,
               key=True),
