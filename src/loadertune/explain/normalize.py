@@ -55,6 +55,9 @@ CHARACTERS = str.maketrans({
     "\u2026": "...", "\u2010": "-", "\u2011": "-",
 })
 MARKDOWN_ESCAPE = re.compile(r"\\([_*<>#\[\]`|])")
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+# "Windowsの", "Bus error或者": no word boundary between an ASCII word and CJK text
+CJK_TOUCHING_ASCII = re.compile(rf"(?<=[A-Za-z0-9_])(?=[{CJK}])|(?<=[{CJK}])(?=[A-Za-z0-9_])")
 
 
 @dataclass(frozen=True)
@@ -82,10 +85,11 @@ class Parsed:
 
 def clean(raw: str) -> str:
     """The text as the terminal printed it: HTML entities, typographic quotes, non-breaking
-    and zero-width spaces of a web page or word processor undone."""
+    and zero-width spaces of a web page or word processor undone; a space where an English
+    word touches Chinese, Japanese or Korean text, so that it reads as a word."""
     if HTML_ENTITY.search(raw):
         raw = html.unescape(raw)
-    return raw.translate(CHARACTERS)
+    return CJK_TOUCHING_ASCII.sub(" ", raw.translate(CHARACTERS))
 
 
 def strip_prefixes(line: str) -> tuple[str, str | None]:

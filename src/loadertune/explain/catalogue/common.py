@@ -12,6 +12,7 @@ CONTAINER = text(r"(?i)\bdocker\b|\bcontainer\b|kubernetes|\bk8s\b|\bpod\b|root@
                  r"|nvcr\.io|--shm-size", 0.5)
 WINDOWS = text(r"(?i)\bwindows\b|\bwin(?:10|11)\b|[A-Z]:/\w|popen_spawn_win32|/AppData/"
                r"|~/Anaconda3/|Program Files", 0.5)
-NUM_WORKERS_ZERO_WORKS = text(r"(?i)num_?workers?\W{0,4}(?:=|to|as)?\s*(?:0|zero)\b[^\n]{0,80}"
-                              r"(?:works?|fine|solv|fix|disappear|no error)", 0.5)
+NUM_WORKERS_ZERO_WORKS = text(r"(?i)num_?workers?\W{0,4}(?:=|to|as|改为|改成|设为|を)?\s*"
+                              r"(?:0|zero)\b[^\n]{0,80}(?:works?|fine|solv|fix|disappear"
+                              r"|no error|正常|不再|解决|解決|問題なく|動)", 0.5)
 WORKERS_CONTEXT = (text(r"(?i)worker|num_workers|dataloader|multiprocess|\bfork"),)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKERS_CONTEXT
 from loadertune.explain.signature import Signature, frame, near, phrase, text
 
-HANDLE_LIBS = r"(?:lmdb|h5py|hdf5|pytables|HDF5ExtError|\.h5\b|zipfile|tarfile|sqlite)"
+HANDLE_LIBS = (r"(?:lmdb|h5py|hdf5|pytables|HDF5ExtError|\.h5\b|zipfile|tarfile|sqlite"
+               r"|database (?:connection|handle)|\bdb connection|pymongo|psycopg)")
 MANY_PROCS = (r"(?:num_?work|(?:multiple|several|many|different) (?:processes|workers)"
               r"|multi-?process)")
 
@@ -142,6 +143,9 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(r"(?i)(?:h5py\.File|lmdb\.open|zipfile\.ZipFile|tarfile\.open)\(", 1.5, key=True),
          text(near(HANDLE_LIBS, MANY_PROCS, 400), 1.5, key=True),
+         # told in words: every process uses the one handle or connection
+         text(near(r"\b(?:same|shared|single|one)\s+(?:[\w-]+\s+){0,2}(?:connection|handle)s?\b",
+                   r"\bprocess(?:es)?\b|\bworkers?\b", 150), 1.5, key=True),
          text(near(r"segmentation fault|KeyError|corrupt|wrong|bigger than|crash", HANDLE_LIBS,
                    600), 2),
          text(r"(?i)\b(?:h5py|hdf5|lmdb|pytables)\b", 1),
@@ -151,13 +155,13 @@ SIGNATURES: tuple[Signature, ...] = (
          frame(r"h5py|lmdb", 1),
          text(r"(?i)can'?t pickle|cannot pickle|cannot be pickled", -3),
          text(r"(?i)(?:doesn't|does not|don't) exist|not found", -6)),
-        "an h5py/LMDB/zip handle opened in the dataset's __init__ is inherited by every forked "
-        "worker; the library's state (file offsets, caches, locks) is then shared and reads "
-        "return garbage, KeyErrors or crash",
+        "an h5py/LMDB/zip handle or a database connection opened in the dataset's __init__ is "
+        "inherited by every forked worker; the library's state (file offsets, caches, locks, "
+        "the socket) is then shared and reads return garbage, KeyErrors or crash",
         "`loadertune doctor DATASET` (its pickling check names the open file the dataset "
         "holds)",
-        "store only the path in __init__ and open the file lazily in each worker (first "
-        "__getitem__ or worker_init_fn)",
+        "store only the path (or the connection's address) in __init__ and open the file or "
+        "connection lazily in each worker (first __getitem__ or worker_init_fn)",
         priority=75, context=WORKERS_CONTEXT, min_score=2.5,
         explains=("worker_segfault", "worker_exited")),
     Signature(

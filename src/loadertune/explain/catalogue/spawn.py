@@ -71,9 +71,15 @@ SIGNATURES: tuple[Signature, ...] = (
               2, key=True),
          text(r"(?i)\bspawn\b", 1),
          text(r"(?i)notebook|jupyter|ipython|interactive", 1),
+         # workers from a notebook on Windows (always spawn): the error goes to the server's
+         # console and the cell only seems to hang
+         text(near(r"\bwindows\b|\bwin(?:10|11)\b", r"jupyter|ipython|\bnotebook", 200), 1.5,
+              key=True),
          text(r"(?i)could not be found|can'?t be found|cannot be found", 0.5)),
         "a spawn/forkserver worker unpickles the dataset by importing its class, but the class "
-        "lives in an interactive session or notebook's __main__, which the worker cannot import",
+        "lives in an interactive session or notebook's __main__, which the worker cannot import "
+        "(on Windows the error is printed in the notebook server's console, so the cell only "
+        "seems to hang)",
         "`loadertune doctor module:dataset` from a .py module works where the notebook "
         "does not",
         "move the Dataset class (and collate_fn) into a .py module and import it",

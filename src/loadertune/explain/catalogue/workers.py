@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKER_SIGNAL
-from loadertune.explain.signature import Signature, frame, phrase, text
+from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 WORKERS_CONTEXT_FORK = (
     # a training run's own frames count: its loaders fork the workers as it starts
@@ -100,7 +100,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)refuses to yield|no more batches|never (?:returns|finishes|ends)", 1),
          text(r"(?i)stops? (?:running|working|responding|at)|no (?:progress|output)", 1.5,
               key=True),
-         text(r"\^C|KeyboardInterrupt", 1.5, key=True),
+         text(r"\^C|KeyboardInterrupt|(?i:\bctrl[ +-]*c)\b", 1.5, key=True),
+         # told in Chinese or Japanese: stuck, deadlock, hang, freeze
+         text(r"卡住|卡死|死锁|假死|ハング|フリーズ|デッドロック", 1.5, key=True),
+         # a worker's stack or strace showing it waits on a lock
+         text(r"FUTEX_WAIT|\bfutex\(", 2, key=True),
          frame(r"in _try_get_(?:data|batch)$|queues\.py in get$|connection\.py in _?poll$",
                0.5),
          NUM_WORKERS_ZERO_WORKS),
@@ -112,6 +116,27 @@ SIGNATURES: tuple[Signature, ...] = (
         "'forkserver', call cv2.setNumThreads(0) and torch.set_num_threads(1) in "
         "worker_init_fn, and set DataLoader(timeout=...) to fail instead of hang",
         priority=55, context=DATALOADER_CONTEXT, probes=("threads",)),
+    Signature(
+        "workers_restart_each_epoch", "the workers are started again for every epoch",
+        # the dataset pickled, or workers started, again for each new iterator / epoch
+        (text(near(r"\b(?:re-?)?(?:pickl|unpickl|creat|start|spawn|launch|initiali[sz]|fork)\w*",
+                   r"\b(?:every|each)\s+(?:time\b[^.\n]{0,40}?\bnew\s+iter\w*|new\s+iter\w*"
+                   r"|epoch)", 80), 2, key=True),
+         text(r"(?i)\b(?:slow|pause|delay|lag|stall|wait)\w*[^\n]{0,60}\b(?:start|beginning|"
+              r"first (?:batch|iteration|step)s?) of (?:each|every|an?) (?:new )?epoch", 2,
+              key=True),
+         text(r"(?i)persistent_workers", 1),
+         text(r"(?i)\bmp\.spawn\b|\bspawn\b", 0.5),
+         # evidence for other causes: memory that grows, samples that repeat
+         text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|\bleak|duplicat|same (?:augment|random)", -2)),
+        "persistent_workers is False (the default): each new iterator over the DataLoader (each "
+        "epoch, each iter(loader)) shuts its workers down and starts num_workers new ones, and "
+        "under spawn pickles the dataset to each again; with several ranks on one machine that "
+        "is ranks x workers process starts per epoch, time not spent loading",
+        "`loadertune bench DATASET --persistent both` (time to first batch, with and without)",
+        "DataLoader(persistent_workers=True) and create the iterator once; fewer workers when "
+        "each start is expensive (a large dataset pickled under spawn)",
+        priority=45, context=(text(r"(?i)worker|loader|multiprocess|\bfork|\bspawn"),)),
     Signature(
         "too_many_workers", "more workers than the CPUs allow",
         (text(r"This DataLoader will create (?P<workers>\d+) worker process\s?es in total", 3,
