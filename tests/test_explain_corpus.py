@@ -162,10 +162,19 @@ def test_normalize_writes_windows_paths_with_slashes() -> None:
 
 
 def test_normalize_separates_english_words_from_cjk_text() -> None:
-    parsed = normalize("WindowsのJupyterでnum_workers=2にすると卡住了Bus error或者\n")
-    assert parsed.lines[0] == "Windows の Jupyter で num_workers=2 にすると卡住了 Bus error 或者"
+    parsed = normalize("WindowsのJupyterでnum_workers=2にすると止まるBus error或者\n")
+    assert parsed.lines[0] == "Windows の Jupyter で num_workers=2 にすると止まる Bus error 或者"
     assert re.search(r"\bwindows\b", parsed.text, re.IGNORECASE)
     assert normalize("num_workers=2 hangs\n").lines[0] == "num_workers=2 hangs"
+
+
+def test_normalize_glosses_dataloader_words_of_cjk_posts() -> None:
+    parsed = normalize("训练时DataLoader一直卡住,内存不断增加\n")
+    assert "卡住 (stuck)" in parsed.text and "内存 (memory)" in parsed.text
+    assert "不断增加 (grows)" in parsed.text
+    assert normalize("the loader hangs").text == "the loader hangs"
+    assert explain_text("训练时 DataLoader 卡住了,num_workers=4,没有报错\n").primary \
+        .signature.id == "worker_hang"
 
 
 def test_catalogue_is_data_with_unique_ids() -> None:

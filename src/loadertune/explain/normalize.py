@@ -14,6 +14,8 @@ import html
 import re
 from dataclasses import dataclass
 
+from loadertune.explain.glossary import gloss
+
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 RANK_PREFIXES = tuple(re.compile(p) for p in (
     r"^\s*\[(?:rank|default|local_rank|worker)?\s*(?P<rank>\d+)\]\s*:\s?",  # [rank0]: [0]:
@@ -57,6 +59,7 @@ CHARACTERS = str.maketrans({
 MARKDOWN_ESCAPE = re.compile(r"\\([_*<>#\[\]`|])")
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 # "Windowsの", "Bus error或者": no word boundary between an ASCII word and CJK text
+CJK_CHARACTER = re.compile(f"[{CJK}]")
 CJK_TOUCHING_ASCII = re.compile(rf"(?<=[A-Za-z0-9_])(?=[{CJK}])|(?<=[{CJK}])(?=[A-Za-z0-9_])")
 
 
@@ -86,10 +89,14 @@ class Parsed:
 def clean(raw: str) -> str:
     """The text as the terminal printed it: HTML entities, typographic quotes, non-breaking
     and zero-width spaces of a web page or word processor undone; a space where an English
-    word touches Chinese, Japanese or Korean text, so that it reads as a word."""
+    word touches Chinese, Japanese or Korean text, so that it reads as a word, and the
+    English of that text's DataLoader words (`glossary`)."""
     if HTML_ENTITY.search(raw):
         raw = html.unescape(raw)
-    return CJK_TOUCHING_ASCII.sub(" ", raw.translate(CHARACTERS))
+    raw = raw.translate(CHARACTERS)
+    if CJK_CHARACTER.search(raw):
+        raw = CJK_TOUCHING_ASCII.sub(" ", gloss(raw))
+    return raw
 
 
 def strip_prefixes(line: str) -> tuple[str, str | None]:

@@ -101,8 +101,6 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)stops? (?:running|working|responding|at)|no (?:progress|output)", 1.5,
               key=True),
          text(r"\^C|KeyboardInterrupt|(?i:\bctrl[ +-]*c)\b", 1.5, key=True),
-         # told in Chinese or Japanese: stuck, deadlock, hang, freeze
-         text(r"卡住|卡死|死锁|假死|ハング|フリーズ|デッドロック", 1.5, key=True),
          # a worker's stack or strace showing it waits on a lock
          text(r"FUTEX_WAIT|\bfutex\(", 2, key=True),
          frame(r"in _try_get_(?:data|batch)$|queues\.py in get$|connection\.py in _?poll$",
