@@ -62,6 +62,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?m)^\[Worker (\d+)\] ([^\n:]+): ([\d.]+)\n\[Worker (?!\1)\d+\] \2: \3$", 2,
               key=True),
          text(r"(?i)np\.random|numpy\.random|numpy random|random in numpy", 1),
+         # the fix named with its purpose: a worker_init_fn for the randomness
+         text(near(r"worker_init_fn", r"\brandom\w*|\bseed\w*", 80), 2, key=True),
          text(r"(?i)augment\w*|transform\w*", 0.5),
          text(r"(?i)worker_init_fn|seed", 0.5),
          NUM_WORKERS_ZERO_WORKS),
@@ -73,6 +75,25 @@ SIGNATURES: tuple[Signature, ...] = (
         "seed per worker: worker_init_fn=lambda i: np.random.seed(torch.initial_seed() % "
         "2**32), or use torch's RNG / np.random.default_rng created inside the worker",
         priority=65, context=WORKERS_CONTEXT),
+    Signature(
+        "too_few_shards", "fewer data shards than ranks x workers",
+        (text(r"(?i)\b(?:only|just|a single|one|fewer|too few|less|not enough)\s+(?:\w+\s+){0,2}"
+              r"shards?\b", 2, key=True),
+         text(r"(?i)\bnum_?shards?\b[^\n]{0,40}(?:<|less than|smaller than|fewer than)", 2,
+              key=True),
+         text(near(r"\bshards?\b", r"\bddp\b|distributed|\branks?\b|\bnodes?\b|world.?size"
+                   r"|\bgpus\b", 300), 1),
+         text(r"(?i)webdataset|\bwds\.|split_by_node|split_by_worker|nodesplitter", 1),
+         text(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez\w*|empty|no data|zero (?:samples|"
+              r"batches))\b", 1)),
+        "an IterableDataset is split by shards (files) over ranks x workers: with fewer shards "
+        "than that, some workers or ranks get nothing; a rank whose data runs out early waits "
+        "in the next collective (all-reduce, barrier) while the others still train, so DDP "
+        "hangs, or an epoch comes out empty or short",
+        "count the shards against world_size x num_workers",
+        "at least world_size x num_workers shards of similar size (more is better), fewer "
+        "workers, or equal-length epochs per rank (webdataset: resampled=True / with_epoch(n))",
+        priority=70, context=(text(r"(?i)\bshards?\b"),), explains=("worker_hang",)),
     Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
         (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),

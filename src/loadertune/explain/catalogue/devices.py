@@ -67,7 +67,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # the same warning on a device that cannot pin (MPS) in other torch versions
          text(r"'pin_memory' argument is set as true but not supported on \w+", 3, key=True),
          # the warning retyped (typos and all) or told in words
-         text(near(r"pin.?memory", r"no (?:accelerator|gpu|cuda)\b", 80), 2.5, key=True),
+         text(near(r"pin.?memory", r"\bno[nt]?[- ](?:accelerator|gpu|cuda)\b|\bwithout (?:an? )?"
+                   r"(?:accelerator|gpu|cuda)\b|\bcpu[- ]only\b", 80), 2.5, key=True),
          text(r"(?i)pin.?memory\W+(?:is\s+)?set\W+(?:to\W+|as\W+)?true\W+(?:for|on|with)\W+"
               r"(?:a\W+)?cpu\b", 2.5, key=True),
          # torch before the warning: pinning a batch on a CPU-only build asserted at next()

@@ -11,6 +11,13 @@ PICKLE_ERROR = (r"(?i)can'?t pickle|cannot (?:be )?pickle|can'?t get (?:local ob
 PICKLE_WORDS = (r"(?:(?:can'?t|cannot|could\s?n[o']t|not|un)[ -]?pickl\w*|pickl\w*\s+"
                 r"(?:error|fail\w*))")
 
+# told in words: on Windows (always spawn) the script fails until its workers are taken out;
+# evidence for both spawn causes, the exception (if any) decides between them
+WINDOWS_WITHOUT_WORKERS = text(near(
+    r"\bwindows\b|\bwin(?:7|10|11|32)\b",
+    r"(?:comment\w*|remov\w*|delet\w*|without)\s+(?:out\s+)?(?:the\s+)?num_?workers"
+    r"|num_?workers\s*=\s*0\b", 200), 1.5, key=True)
+
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "spawn_bootstrap", "workers started before the main module finished importing",
@@ -26,6 +33,7 @@ SIGNATURES: tuple[Signature, ...] = (
               1.5, key=True),
          text(r"(?m)^ ?\w+ ?= ?(?:torch\.utils\.data\.)?DataLoader\(", 1, key=True),
          text(r"(?i)num_?work\w*[^\n]{0,60}(?:not zero|non-?zero|greater than (?:0|zero))", 1),
+         WINDOWS_WITHOUT_WORKERS,
          # a guard in the script counts against; the guard in the error's advice does not
          text(r"if __name__ ?== ?['\"]__main__['\"]\s*:(?!\s*freeze_support)", -2),
          text(r"(?i)(?:wrap|put|move|place)[^\n]{0,60}(?:within|inside|under|in)\W{0,3}"
@@ -109,7 +117,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Exiting due to exception: '__getstate__'|'__getstate__'", 1),
          exc(r"BrokenPipeError", 1, key=True),
          text(PICKLE_ERROR, -5),
-         WINDOWS, NUM_WORKERS_ZERO_WORKS),
+         WINDOWS, NUM_WORKERS_ZERO_WORKS, WINDOWS_WITHOUT_WORKERS),
         "with spawn (always on Windows) the parent pickles the dataset, collate_fn and "
         "worker_init_fn for each worker; pickling failed in the parent, so the child read an "
         "empty pipe: EOFError / BrokenPipeError is the echo, the real error is the parent's",

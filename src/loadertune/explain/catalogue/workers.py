@@ -120,9 +120,13 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(near(r"\b(?:re-?)?(?:pickl|unpickl|creat|start|spawn|launch|initiali[sz]|fork)\w*",
                    r"\b(?:every|each)\s+(?:time\b[^.\n]{0,40}?\bnew\s+iter\w*|new\s+iter\w*"
                    r"|epoch)", 80), 2, key=True),
-         text(r"(?i)\b(?:slow|pause|delay|lag|stall|wait)\w*[^\n]{0,60}\b(?:start|beginning|"
-              r"first (?:batch|iteration|step)s?) of (?:each|every|an?) (?:new )?epoch", 2,
-              key=True),
+         # time lost when an epoch starts, in words ("slow at the start of each epoch",
+         # "every epoch beginning takes about 3min")
+         text(near(r"\b(?:slow\w*|pause\w*|delay\w*|lag\w*|stall\w*|wait\w*|wast\w*"
+                   r"|takes?\s+(?:about\s+|around\s+|~\s*)?\d+\s*(?:s|sec\w*|min\w*)\b)",
+                   r"\b(?:start\w*|begin+ing|first (?:batch|iteration|step)s?) of (?:each|every|"
+                   r"an?|the) (?:new )?epoch|\b(?:each|every|very) (?:new )?epoch'?s? (?:start\w*|"
+                   r"begin+ing|transition)|\bepoch (?:start\w*|begin+ing)", 120), 2, key=True),
          text(r"(?i)persistent_workers", 1),
          text(r"(?i)\bmp\.spawn\b|\bspawn\b", 0.5),
          # evidence for other causes: memory that grows, samples that repeat
@@ -134,7 +138,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "`loadertune bench DATASET --persistent both` (time to first batch, with and without)",
         "DataLoader(persistent_workers=True) and create the iterator once; fewer workers when "
         "each start is expensive (a large dataset pickled under spawn)",
-        priority=45, context=(text(r"(?i)worker|loader|multiprocess|\bfork|\bspawn"),)),
+        priority=45, context=(text(r"(?i)worker|load(?:er|ing)|multiprocess|\bfork|\bspawn"),)),
     Signature(
         "too_many_workers", "more workers than the CPUs allow",
         (text(r"This DataLoader will create (?P<workers>\d+) worker process\s?es in total", 3,
@@ -143,7 +147,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Our suggested max number of worker in current system is (?P<suggest>\d+)", 3,
               key=True),
          # the diagnosis in words (a maintainer's answer to "exited unexpectedly")
-         text(r"(?i)\btoo many (?:data ?loader )?workers\b", 2.5, key=True)),
+         text(r"(?i)\btoo many (?:data ?loader )?workers\b", 2.5, key=True),
+         # told in words: the run takes more (or all) of the machine's cores
+         text(r"(?i)\b(?:occup\w*|us(?:e|es|ing)|tak(?:e|es|ing)|grab\w*|spawn\w*)\s+(?:up\s+)?"
+              r"(?:more|all(?: the)?|too many|\d{2,})\s+(?:(?:cpu|logical)\s+)?(?:cores|cpus)\b",
+              2, key=True)),
         "num_workers exceeds the CPUs this process may use (affinity/cpuset); the workers "
         "time-share cores and can freeze or slow the machine",
         "`loadertune doctor --probe cores`",
