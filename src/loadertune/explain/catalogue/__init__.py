@@ -9,19 +9,22 @@ from __future__ import annotations
 
 from loadertune.explain.catalogue import (
     api,
+    collate,
     data,
     devices,
     fds,
     harmless,
     shm,
     spawn,
+    throughput,
     workers,
 )
 from loadertune.explain.signature import Signature
 
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
-    *workers.SIGNATURES, *api.SIGNATURES, *data.SIGNATURES, *harmless.SIGNATURES,
+    *workers.SIGNATURES, *api.SIGNATURES, *data.SIGNATURES, *collate.SIGNATURES,
+    *throughput.SIGNATURES, *harmless.SIGNATURES,
 )
 
 

@@ -6,7 +6,12 @@ from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKERS_
 from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 HANDLE_LIBS = (r"(?:lmdb|h5py|hdf5|pytables|HDF5ExtError|\.h5\b|zipfile|tarfile|sqlite"
-               r"|database (?:connection|handle)|\bdb connection|pymongo|psycopg)")
+               r"|database (?:connection|handle)|\bdb connection|pymongo|psycopg"
+               r"|tiffslide|openslide|tifffile|\.svs\b|\bzarr\b|netcdf|rasterio)")
+# fine with one worker (or none), broken with more: state the workers share
+ONE_WORKER_FINE = near(r"num_?workers`?\W{0,6}(?:=|==|is|are)?\s*(?:(?:0|zero) or )?(?:1|one)\b",
+                       r"num_?workers`?\s*(?:>|>=)\s*1\b|num_?workers`?\s*=\s*(?:[2-9]|\d{2,})\b"
+                       r"|more (?:data ?loader )?(?:processes|workers)", 300)
 MANY_PROCS = (r"(?:num_?work|(?:multiple|several|many|different) (?:processes|workers)"
               r"|multi-?process)")
 
@@ -33,7 +38,13 @@ SIGNATURES: tuple[Signature, ...] = (
               r"\b(?:twice|duplicated|repeated)\b", 2, key=True),
          text(r"(?i)\bsame (?:batch|sample|item|example|data)\w*[^\n]{0,40}(?:over and over|"
               r"again|repeated\w*|\d+ times|multiple times|several times)", 2, key=True),
-         text(r"(?i)IterableDataset|iterable[- ]style|iterable dataset|streaming", 1),
+         text(near(r"\b(?:each|every) (?:data ?loader )?worker",
+                   r"(?:own )?cop(?:y|ies) of the (?:full|whole|entire) (?:dataset|data|stream"
+                   r"|datapipe|pipeline)|the (?:full|whole|entire) (?:dataset|stream|datapipe)",
+                   100), 2.5, key=True),
+         text(r"(?i)\bshard\w*\b[^\n]{0,60}\b(?:across|between|among|per|by)\s+(?:the\s+)?"
+              r"(?:\w+\s+)?workers?\b", 2, key=True),
+         text(r"(?i)IterableDataset|iterable[- ]style|iterable dataset|streaming|datapipe", 1),
          text(r"(?i)random|seed|np\.random", -1),
          text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|copy[- ]on[- ]|refcount|reference count", -2)),
         "every worker runs its own copy of the IterableDataset's __iter__; without sharding "
@@ -115,55 +126,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "refcounts), or keep only file paths/offsets in the dataset",
         priority=60, context=WORKERS_CONTEXT, probes=("memory",)),
     Signature(
-        "collate_size_mismatch", "samples of different sizes cannot be stacked into a batch",
-        (text(r"stack expects each tensor to be equal size(?:, but got \[(?P<shape_a>[^\]]*)\] "
-              r"at entry (?P<entry_a>\d+) and \[(?P<shape_b>[^\]]*)\] at entry "
-              r"(?P<entry_b>\d+))?", 4, key=True),
-         text(r"(?i)each element in list of batch should be of equal size", 3, key=True),
-         # torch <= 1.4: default_collate's stack went through cat
-         text(r"Sizes of tensors must match except in dimension 0", 2.5, key=True),
-         # num_workers > 0: collate stacks into shared storage sized from the first sample
-         text(r"Trying to resize storage that is not resizable", 2.5, key=True),
-         # the same failure described in prose (titles, questions)
-         text(r"(?i)\bstack\w*\b[^\n]{0,60}\b(?:(?:without|not|n't)\s+(?:the\s+)?(?:same|equal)"
-              r"|different|unequal|varying|variable)\s+(?:sizes?|shapes?|lengths?)", 2.5, key=True),
-         frame(r"collate\.py in (?:default_)?collate\w*$", 1),
-         text(r"(?i)equal size|same size|different sizes?", 0.5)),
-        "the default collate stacks the samples of a batch into one tensor; samples of "
-        "different shapes (images of different sizes, sequences of different lengths) "
-        "cannot be stacked",
-        "print the shapes of a few dataset items (the message names two of them)",
-        "resize/crop (or pad) every sample to one shape in the dataset's transform, bucket "
-        "by size, or write a collate_fn that pads (torch.nn.utils.rnn.pad_sequence) or "
-        "returns a list",
-        detail="entry {entry_a} has shape [{shape_a}], entry {entry_b} has [{shape_b}]",
-        priority=85),
-    Signature(
-        "collate_unsupported_type", "a sample holds a type the default collate cannot batch",
-        (text(r"(?:default_collate: )?batch must contain tensors, (?:numpy arrays, )?numbers, "
-              r"dicts or lists; found (?P<found>[^\n]+)", 4, key=True),
-         text(r"(?i)found <class '(?:PIL|NoneType)", 1),
-         # the message cut off: collate raised (or a TypeError while fetching a batch), and
-         # the text names the usual culprits (None returned, a PIL image, no ToTensor)
-         frame(r"collate\.py in (?:default_collate|collate)\w*$", 1, key=True),
-         text(r"(?is)\bTypeError\b.{0,3000}?_utils/fetch\.py", 1, key=True),
-         text(r"(?i)(?:return\w*|retourn\w*|renvo\w*)\s+(?:a\s+)?None\b|\bPIL\b[^\n]{0,40}"
-              r"image|\bto_?tensor\b", 1.5)),
-        "the default collate batches tensors, numpy arrays, numbers, strings and their "
-        "dicts/lists; a sample held something else: a PIL image (no ToTensor in the "
-        "transform), None (the dataset returned nothing for some index) or a numpy object "
-        "array",
-        "print type(dataset[i]) and the types inside it for a few i",
-        "convert in the dataset's transform (transforms.ToTensor(), np.asarray(..., "
-        "dtype=float)), never return None (filter bad items or skip them in a collate_fn)",
-        detail="found {found}", priority=85),
-    Signature(
         "shared_file_handle", "a file handle opened in __init__ is shared by the workers",
         (text(r"KeyError: .?Unable to open object", 3, key=True),
          text(r"(?i)bad object header|bad symbol table|object overruns|wrong b-tree", 2,
               key=True),
          text(r"(?i)(?:h5py\.File|lmdb\.open|zipfile\.ZipFile|tarfile\.open)\(", 1.5, key=True),
          text(near(HANDLE_LIBS, MANY_PROCS, 400), 1.5, key=True),
+         text(ONE_WORKER_FINE, 1.5, key=True),
          # told in words: every process uses the one handle or connection
          text(near(r"\b(?:same|shared|single|one)\s+(?:[\w-]+\s+){0,2}(?:connection|handle)s?\b",
                    r"\bprocess(?:es)?\b|\bworkers?\b", 150), 1.5, key=True),
@@ -174,7 +143,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)(?:initiali[sz]\w*|open\w*|creat\w*)\s+(?:the\s+|a\s+|its\s+)?[\w ]{0,30}?"
               r"(?:within|inside|in)\s+(?:each|every)\s+worker", 2.5, key=True),
          frame(r"h5py|lmdb", 1),
-         text(r"(?i)can'?t pickle|cannot pickle|cannot be pickled", -3),
+         text(r"(?i)can'?t pickle|cannot pickle|cannot be pickled|not (?:be )?seriali[sz]"
+              r"(?:able|ed)", -3),
          text(r"(?i)(?:doesn't|does not|don't) exist|not found", -6)),
         "an h5py/LMDB/zip handle or a database connection opened in the dataset's __init__ is "
         "inherited by every forked worker; the library's state (file offsets, caches, locks, "
@@ -193,7 +163,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"return self(?:\.__getitem__\(|\[)[^\n]*(?:random|randint|index ?\+ ?1|idx ?\+ "
               r"?1)", 2.5, key=True),
          frame(r" in (?:__getitem__|_?get_?item\w*|prepare_data|load_?\w*)$", 1.5, key=True,
-               min_count=4)),
+               min_count=4),
+         # a log cut before the RecursionError: the same __getitem__ line failing again
+         # while its own failure is handled
+         text(r"(?s)(File \"[^\"\n]+\", line \d+, in __getitem__)\n.{0,2000}?During handling of "
+              r"the above exception, another exception occurred:.{0,2000}?\1", 2, key=True)),
         "__getitem__ catches a bad sample and calls itself with another index; when every "
         "sample fails (wrong path, missing files, a filter that rejects all) it recurses "
         "until Python's recursion limit",

@@ -36,6 +36,8 @@ SIGNATURES: tuple[Signature, ...] = (
          WINDOWS_WITHOUT_WORKERS,
          # a guard in the script counts against; the guard in the error's advice does not
          text(r"if __name__ ?== ?['\"]__main__['\"]\s*:(?!\s*freeze_support)", -2),
+         text(near(r"\b(?:wrap|put|mov|plac)\w*", r"if __name__ ?== ?['\"]__main__", 80), 3.5,
+              key=True),
          text(r"(?i)(?:wrap|put|move|place)[^\n]{0,60}(?:within|inside|under|in)\W{0,3}"
               r"`?if __name__ ?== ?['\"]__main__", 3.5, key=True),
          text(r"(?i)(?:multiprocessing|start) methods? (?:is |are )?different|default start "
@@ -98,7 +100,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)can'?t pickle (?P<type>[\w.]+) objects?\b", 4, key=True),
          text(r"(?P<type>[\w.]+) objects? cannot be pickled", 4, key=True),
          text(r"Can't pickle <[^>]*(?:TextIOWrapper|BufferedReader|Connection|lock)[^>]*>", 4,
-              key=True)),
+              key=True),
+         # told in words: "Openslide objects are not serializable"
+         text(near(r"\b(?:not|non-?|un)[ -]?(?:seriali[sz]able|pickl(?:e)?able)\b|\bcan(?:'?t|not)"
+                   r" be (?:seriali[sz]ed|pickled)", r"\bobjects?\b|\bhandles?\b|\bconnections?\b"
+                   r"|\benvironments?\b|\bfiles?\b|\blocks?\b", 60), 3, key=True)),
         "under spawn/forkserver the dataset is pickled for each worker; it holds an open "
         "file, a lock, a database/LMDB environment, a module or similar that cannot be pickled",
         "`loadertune doctor module:dataset` names the attribute that fails to pickle",

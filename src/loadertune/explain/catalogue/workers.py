@@ -43,6 +43,8 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(WORKER_SIGNAL + r"Segmentation\s+fault", 3, key=True),
          text(phrase("Unexpected segmentation fault encountered in worker"), 3, key=True),
          text(r"Fatal Python error: Segmentation fault", 2.5, key=True),
+         # GNU OpenMP used before fork: the child aborts in the library
+         text(r"fork\(\) called from a process already using GNU OpenMP", 4, key=True),
          text(r"(?i)Segmentation fault \(core dumped\)", 2, key=True),
          # prose ("seg fault", "segfault", SIGSEGV) next to a worker that exited unexpectedly
          text(r"(?i)\bseg[ -]?fault(?:s|ing|ed)?\b|\bSIGSEGV\b", 2, key=True),
@@ -115,31 +117,6 @@ SIGNATURES: tuple[Signature, ...] = (
         "worker_init_fn, and set DataLoader(timeout=...) to fail instead of hang",
         priority=55, context=DATALOADER_CONTEXT, probes=("threads",)),
     Signature(
-        "workers_restart_each_epoch", "the workers are started again for every epoch",
-        # the dataset pickled, or workers started, again for each new iterator / epoch
-        (text(near(r"\b(?:re-?)?(?:pickl|unpickl|creat|start|spawn|launch|initiali[sz]|fork)\w*",
-                   r"\b(?:every|each)\s+(?:time\b[^.\n]{0,40}?\bnew\s+iter\w*|new\s+iter\w*"
-                   r"|epoch)", 80), 2, key=True),
-         # time lost when an epoch starts, in words ("slow at the start of each epoch",
-         # "every epoch beginning takes about 3min")
-         text(near(r"\b(?:slow\w*|pause\w*|delay\w*|lag\w*|stall\w*|wait\w*|wast\w*"
-                   r"|takes?\s+(?:about\s+|around\s+|~\s*)?\d+\s*(?:s|sec\w*|min\w*)\b)",
-                   r"\b(?:start\w*|begin+ing|first (?:batch|iteration|step)s?) of (?:each|every|"
-                   r"an?|the) (?:new )?epoch|\b(?:each|every|very) (?:new )?epoch'?s? (?:start\w*|"
-                   r"begin+ing|transition)|\bepoch (?:start\w*|begin+ing)", 120), 2, key=True),
-         text(r"(?i)persistent_workers", 1),
-         text(r"(?i)\bmp\.spawn\b|\bspawn\b", 0.5),
-         # evidence for other causes: memory that grows, samples that repeat
-         text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|\bleak|duplicat|same (?:augment|random)", -2)),
-        "persistent_workers is False (the default): each new iterator over the DataLoader (each "
-        "epoch, each iter(loader)) shuts its workers down and starts num_workers new ones, and "
-        "under spawn pickles the dataset to each again; with several ranks on one machine that "
-        "is ranks x workers process starts per epoch, time not spent loading",
-        "`loadertune bench DATASET --persistent both` (time to first batch, with and without)",
-        "DataLoader(persistent_workers=True) and create the iterator once; fewer workers when "
-        "each start is expensive (a large dataset pickled under spawn)",
-        priority=45, context=(text(r"(?i)worker|load(?:er|ing)|multiprocess|\bfork|\bspawn"),)),
-    Signature(
         "too_many_workers", "more workers than the CPUs allow",
         (text(r"This DataLoader will create (?P<workers>\d+) worker process\s?es in total", 3,
               key=True),
@@ -148,6 +125,8 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          # the diagnosis in words (a maintainer's answer to "exited unexpectedly")
          text(r"(?i)\btoo many (?:data ?loader )?workers\b", 2.5, key=True),
+         text(near(r"num_?workers", r"\ball (?:the )?(?:cpu )?cores\b|\bnumber of (?:cpu )?cores\b"
+                   r"|\b\d{3,} processes\b", 100), 2, key=True),
          # told in words: the run takes more (or all) of the machine's cores
          text(r"(?i)\b(?:occup\w*|us(?:e|es|ing)|tak(?:e|es|ing)|grab\w*|spawn\w*)\s+(?:up\s+)?"
               r"(?:more|all(?: the)?|too many|\d{2,})\s+(?:(?:cpu|logical)\s+)?(?:cores|cpus)\b",

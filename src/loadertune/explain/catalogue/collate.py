@@ -1,0 +1,84 @@
+"""How samples become a batch and travel to the main process: collate and the queue."""
+
+from __future__ import annotations
+
+from loadertune.explain.signature import Signature, exc, frame, near, text
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "collate_size_mismatch", "samples of different sizes cannot be stacked into a batch",
+        (text(r"stack expects each tensor to be equal size(?:, but got \[(?P<shape_a>[^\]]*)\] "
+              r"at entry (?P<entry_a>\d+) and \[(?P<shape_b>[^\]]*)\] at entry "
+              r"(?P<entry_b>\d+))?", 4, key=True),
+         text(r"(?i)each element in list of batch should be of equal size", 3, key=True),
+         # torch <= 1.4: default_collate's stack went through cat
+         text(r"Sizes of tensors must match except in dimension 0", 2.5, key=True),
+         # num_workers > 0: collate stacks into shared storage sized from the first sample
+         text(r"Trying to resize storage that is not resizable", 2.5, key=True),
+         # the same failure described in prose (titles, questions)
+         text(r"(?i)\bstack\w*\b[^\n]{0,60}\b(?:(?:without|not|n't)\s+(?:the\s+)?(?:same|equal)"
+              r"|different|unequal|varying|variable)\s+(?:sizes?|shapes?|lengths?)", 2.5, key=True),
+         frame(r"collate\.py in (?:default_)?collate\w*$", 1),
+         text(r"(?i)equal size|same size|different sizes?", 0.5)),
+        "the default collate stacks the samples of a batch into one tensor; samples of "
+        "different shapes (images of different sizes, sequences of different lengths) "
+        "cannot be stacked",
+        "print the shapes of a few dataset items (the message names two of them)",
+        "resize/crop (or pad) every sample to one shape in the dataset's transform, bucket "
+        "by size, or write a collate_fn that pads (torch.nn.utils.rnn.pad_sequence) or "
+        "returns a list",
+        detail="entry {entry_a} has shape [{shape_a}], entry {entry_b} has [{shape_b}]",
+        priority=85),
+    Signature(
+        "collate_unsupported_type", "a sample holds a type the default collate cannot batch",
+        (text(r"(?:default_collate: )?batch must contain tensors, (?:numpy arrays, )?numbers, "
+              r"dicts or lists; found (?P<found>[^\n]+)", 4, key=True),
+         text(r"(?i)found <class '(?:PIL|NoneType)", 1),
+         # the message cut off: collate raised (or a TypeError while fetching a batch), and
+         # the text names the usual culprits (None returned, a PIL image, no ToTensor)
+         frame(r"collate\.py in (?:default_collate|collate)\w*$", 1, key=True),
+         text(r"(?is)\bTypeError\b.{0,3000}?_utils/fetch\.py", 1, key=True),
+         text(r"(?i)(?:return\w*|retourn\w*|renvo\w*)\s+(?:a\s+)?None\b|\bPIL\b[^\n]{0,40}"
+              r"image|\bto_?tensor\b", 1.5)),
+        "the default collate batches tensors, numpy arrays, numbers, strings and their "
+        "dicts/lists; a sample held something else: a PIL image (no ToTensor in the "
+        "transform), None (the dataset returned nothing for some index) or a numpy object "
+        "array",
+        "print type(dataset[i]) and the types inside it for a few i",
+        "convert in the dataset's transform (transforms.ToTensor(), np.asarray(..., "
+        "dtype=float)), never return None (filter bad items or skip them in a collate_fn)",
+        detail="found {found}", priority=85),
+    Signature(
+        "collate_mapping_type",
+        "default_collate rebuilt a dict-like sample through its constructor",
+        # torch >= 1.11: a Mapping batch is rebuilt as elem_type({...}); a dict subclass whose
+        # __init__ means something else (torchio's Subject, an attribute dict) fails in it
+        (text(r"return elem_type\(\{key:", 3, key=True),
+         text(near(r"\bcollat\w*", r"\bconstructor\b|__init__\(|\bcreat\w* (?:an? )?(?:new )?"
+                   r"(?:object|instance)", 150), 2, key=True),
+         text(r"(?i)\b(?:dict(?:ionary)? subclass|subclass(?:es)? (?:of )?dict|Mapping)\b", 1),
+         text(r"(?i)\b1\.1[01]\b|nightly", 0.5)),
+        "since torch 1.11 default_collate rebuilds a batch of dict-like samples by calling the "
+        "sample's own type with a dict of batched values (elem_type({key: ...})); a dict "
+        "subclass whose constructor expects something else (a path, keyword arguments) fails "
+        "there, or builds a wrong object, instead of falling back to a plain dict",
+        "`loadertune doctor DATASET` loads and collates a few samples; or call "
+        "default_collate([dataset[0], dataset[1]]) and read the traceback",
+        "return a plain dict from __getitem__, give the subclass a constructor that accepts a "
+        "dict (or raise TypeError so collate falls back), or pass a collate_fn",
+        priority=80),
+    Signature(
+        "unpicklable_batch", "the batch a worker returns cannot be pickled",
+        # the worker's queue feeder thread pickles each batch for the main process
+        (frame(r"queues\.py in _feed$", 2, key=True),
+         text(r"obj = _ForkingPickler\.dumps\(obj\)", 1.5, key=True),
+         text(r"(?i)it'?s not the same object as", 1.5),
+         exc(r"PicklingError|[Cc]an'?t pickle|cannot pickle", 1)),
+        "each batch travels from its worker to the main process pickled (the queue's feeder "
+        "thread); something in it cannot be pickled: a class created at run time or redefined "
+        "(\"not the same object as\"), a lambda, an open file or a generator in a sample",
+        "`python -c \"import pickle; pickle.dumps(next(iter(DataLoader(ds, batch_size=2))))\"`",
+        "return only tensors, arrays, numbers, strings and their containers from the dataset "
+        "and collate_fn; upgrade the library whose batch class fails to pickle",
+        priority=82),
+)
