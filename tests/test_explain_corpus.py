@@ -31,11 +31,7 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "bl
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind19-21 misses, scored once at 10602f5 (see README)
-    "602-torchdata-mapdatapipe-prefetch-mprs", "604-webdataset-unclosed-shardwriter-missing-key",
-    "605-webdataset-fsdp-explicit-nodesplitter", "606-torchio-list-field-not-batchified",
-    "610-tfrecord-multitfrecorddataset-records-read-per-worker",
-    "611-dreamzero-sharded-loader-same-shuffle-seed", "637-bevfusion-jetson-nx-worker-killed"}
+RECORDED_MISSES: set[str] = set()  # blind19-21 misses fixed after scoring (see README)
 ENTRIES = [pytest.param(path, id=path.stem, marks=pytest.mark.xfail(
     strict=True, reason="blind miss recorded before the fix")) if path.stem in RECORDED_MISSES
     else pytest.param(path, id=path.stem) for path in FILES]
@@ -48,7 +44,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
     entries = [(path, *read_entry(path)) for path in FILES]
     for path, fields, body in entries:
         assert fields["source"].startswith(("https://", "http://")), path.name
-        assert fields["cause"] in ids or fields["cause"] == "new", path.name
+        assert fields["cause"] in ids, path.name
         assert fields["why"].strip(), path.name
         assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name

@@ -68,6 +68,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "dict (or raise TypeError so collate falls back), or pass a collate_fn",
         priority=80),
     Signature(
+        "collate_list_field", "a list field comes out as a list of tensors, not one tensor",
+        # default_collate transposes a sequence field: one batched tensor per position
+        (text(r"(?i)\b(?:returned|returns?|comes? out|get|got|gives?)\s+(?:back\s+)?(?:as\s+)?"
+              r"(?:a\s+)?lists?\s+of\s+(?:\d+\s+)?tensors\b", 2, key=True),
+         text(r"(?i)\bnot\s+(?:get(?:ting)?\s+)?batch(?:-?ifi|ed\b)\w*|\bbatch-?ifi\w*", 1.5,
+              key=True),
+         text(near(r"\blists?\b", r"\binstead of (?:a |one )?(?:single )?tensor|\bnot (?:a |one )?"
+                   r"(?:single )?tensor", 80), 1.5, key=True),
+         text(r"(?i)default_collate|collate", 0.5)),
+        "default_collate batches a sample's list (or tuple) field position by position: a field "
+        "that is a Python list of n numbers comes out as a list of n tensors of batch_size "
+        "each, not one (batch_size, n) tensor",
+        "print(type(dataset[0][KEY])) and the type of the same field in a batch",
+        "return the field as a tensor or numpy array (torch.as_tensor(values)), or stack it in "
+        "a collate_fn",
+        priority=75),
+    Signature(
         "unpicklable_batch", "the batch a worker returns cannot be pickled",
         # the worker's queue feeder thread pickles each batch for the main process
         (frame(r"queues\.py in _feed$", 2, key=True),

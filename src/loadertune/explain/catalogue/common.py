@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from loadertune.explain.signature import text
 
-WORKER_SIGNAL = r"DataLoader worker \(pid:? ?(?P<pid>[^)\n]*)\) is killed by signal:\s+"
+# "is killed by signal: Killed" (and retyped: "killed by signaled: Killed")
+WORKER_SIGNAL = (r"DataLoader worker \(pid:? ?(?P<pid>[^)\n]*)\) is killed by signal(?:ed)?:?"
+                 r"\s+")
 SHM_FIX = ("give /dev/shm more room: Docker `--shm-size=8g` or `--ipc=host`, Kubernetes an "
            "emptyDir with medium: Memory at /dev/shm; or lower num_workers, prefetch_factor or "
            "batch_size so fewer bytes are in flight")

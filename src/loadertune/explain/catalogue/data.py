@@ -44,14 +44,25 @@ SIGNATURES: tuple[Signature, ...] = (
                    100), 2.5, key=True),
          text(r"(?i)\bshard\w*\b[^\n]{0,60}\b(?:across|between|among|per|by)\s+(?:the\s+)?"
               r"(?:\w+\s+)?workers?\b", 2, key=True),
+         # the stream not split: "sharding was not enabled", "reads the records multiple
+         # times", webdataset refusing to run on several ranks without a node splitter
+         text(r"(?i)\bshard(?:ing)?\s+(?:was|is)\s+(?:not|n't)\s+(?:enabled|implemented|supported|"
+              r"done)|\bwithout\s+(?:any\s+)?sharding\b|\bno\s+sharding\b|\bnot\s+sharded\b", 2.5,
+              key=True),
+         text(r"(?i)\b(?:read|yield|load|return|process|go(?:es)? through|iterat)\w*\s+(?:over\s+)?"
+              r"(?:the\s+|each\s+|every\s+|all\s+)?(?:\w+\s+){0,2}(?:multiple|several|\d+|"
+              r"num_workers) times\b", 2, key=True),
+         text(r"explicit nodesplitter|nodesplitter=|split_by_node", 3, key=True),
          text(r"(?i)IterableDataset|iterable[- ]style|iterable dataset|streaming|datapipe", 1),
          text(r"(?i)random|seed|np\.random", -1),
          text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|copy[- ]on[- ]|refcount|reference count", -2)),
-        "every worker runs its own copy of the IterableDataset's __iter__; without sharding "
-        "by worker each worker yields the whole stream, so samples repeat num_workers times",
+        "every worker (and every rank) runs its own copy of the IterableDataset's __iter__; "
+        "without sharding by worker and rank each yields the whole stream, so samples repeat "
+        "num_workers (x ranks) times",
         "count samples in an epoch with num_workers=0 and num_workers=2: they differ",
         "in __iter__, use torch.utils.data.get_worker_info() to take every num_workers-th "
-        "item (or split the files/shards) per worker id",
+        "item (or split the files/shards) per worker id, and per rank in a multi-GPU job "
+        "(webdataset: nodesplitter=wds.split_by_node)",
         priority=70),
     Signature(
         "numpy_seed_workers", "workers repeat the same random augmentations",
@@ -62,6 +73,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?:隨機|随机)[^\n]{0,40}(?:一樣|一样|相同)|(?:相同|一樣|一样)[^\n]{0,40}(?:隨機|随机)",
               2, key=True),
          text(r"\b(\d+\.\d+)(?: \1\b){3,}", 1.5, key=True),
+         # one seed for every worker: "default_rng(self.seed) in every dataloader worker",
+         # "mixing the worker id into the seed"
+         text(near(r"\bseed(?:s|ed)?\b", r"\b(?:every|each|all)\s+(?:the\s+)?(?:data ?loader\s+)?"
+                   r"workers?\b|\bworker[ _]?id\b", 80), 2, key=True),
          # told as seeding: "equally seeded", "reseed torch's random states and not numpy"
          text(r"(?i)\b(?:equally|identically|same)[ -]seeded\b|re-?seed\w*[^\n]{0,60}\bnot\s+"
               r"(?:numpy|np)\b|(?:numpy|np\.random)[^\n]{0,40}\bnot\s+(?:re-?)?seeded", 2,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKER_SIGNAL
-from loadertune.explain.signature import Signature, frame, near, phrase, text
+from loadertune.explain.signature import Signature, exc, frame, near, phrase, text
 
 WORKERS_CONTEXT_FORK = (
     # a training run's own frames count: its loaders fork the workers as it starts
@@ -161,12 +161,18 @@ SIGNATURES: tuple[Signature, ...] = (
          frame(r"in _worker_loop$", 0.5),
          # the dataset's own code raised (num_workers=0, or the worker's traceback as printed)
          frame(r"_utils/fetch\.py in (?:fetch|<listcomp>|__next__)$", 1, key=True),
-         frame(r"in __getitem__$|in __getitems__$|in __iter__$", 0.5)),
+         frame(r"in __getitem__$|in __getitems__$|in __iter__$", 0.5),
+         # an ordinary exception of the data code (no worker wrapper shown)
+         exc(r"^(?:ValueError|KeyError|IndexError|FileNotFoundError|AssertionError|"
+             r"UnicodeDecodeError|ZeroDivisionError|json\.decoder\.JSONDecodeError)\b", 1,
+             key=True)),
         "an exception in __getitem__/__iter__/collate_fn inside a worker; the part after "
         "'Original Traceback' is the real error",
         "rerun with num_workers=0: the same error is raised directly, with a plain traceback",
         "fix the error shown in the original traceback (often a bad file, index or shape)",
-        detail="{exception} in worker {worker}", priority=10),
+        detail="{exception} in worker {worker}", priority=10,
+        context=(text(r"(?i)data ?loader|num_?workers|torch/utils/data|\bworker|dataset"
+                      r"|__getitem__"),)),
     Signature(
         "dataloader_failure", "a DataLoader failed; the text does not show why",
         (frame(r"torch/utils/data/", 1, key=True),
