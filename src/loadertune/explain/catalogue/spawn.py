@@ -95,6 +95,24 @@ SIGNATURES: tuple[Signature, ...] = (
         "move the Dataset class (and collate_fn) into a .py module and import it",
         priority=85),
     Signature(
+        "getattr_recursion_unpickle", "__getattr__ calls itself while a worker unpickles",
+        # a delegating __getattr__ reads an attribute unpickling has not restored yet
+        (frame(r" in __getattr__$", 2, key=True, min_count=3),
+         text(near(r"__getattr__|\bgetattr\b", r"\brecurs\w*|\bcalls? itself\b", 80), 2.5,
+              key=True),
+         text(r"RecursionError|maximum recursion depth exceeded", 1),
+         text(r"reduction\.pickle\.load\(from_parent\)|__setstate__|\bpickl\w*", 1)),
+        "the dataset (or a wrapper around it) defines __getattr__ that reads one of its own "
+        "attributes (self.dataset, self.x); a spawned worker rebuilds the dataset by unpickling "
+        "without calling __init__, so that attribute is missing, Python calls __getattr__ for "
+        "it, and __getattr__ calls itself until RecursionError",
+        "`python -c \"import pickle; pickle.loads(pickle.dumps(dataset))\"` recurses the same "
+        "way",
+        "in __getattr__, raise AttributeError for names it cannot delegate yet (if name == "
+        "'dataset' or name.startswith('__'): raise AttributeError(name)), or read the wrapped "
+        "object through self.__dict__",
+        priority=86, probes=("pickling",), explains=("dataset_retry_recursion",)),
+    Signature(
         "unpicklable_object", "the dataset holds an object that cannot be pickled",
         (text(r"cannot pickle '(?P<type>[^']+)' object", 4, key=True),
          text(r"(?i)can'?t pickle (?P<type>[\w.]+) objects?\b", 4, key=True),
