@@ -20,9 +20,8 @@ from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "explain_corpus"
 # fresh*, blind*: each batch collected after the matcher was frozen, scored once before any fix
-SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3", "blind4",
-          "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11",
-          "blind12", "blind13", "blind14", "blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22")
+SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
+          *(f"blind{n}" for n in range(1, 25)))
 
 
 @dataclass

@@ -25,13 +25,24 @@ def read_entry(path: Path) -> tuple[dict[str, str], str]:
     return dict(line.split(": ", 1) for line in head.splitlines() if ": " in line), body
 
 
-SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "blind1", "blind2", "blind3", "blind4",
-          "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11",
-          "blind12", "blind13", "blind14", "blind15", "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22")
+SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
+          *(f"blind{n}" for n in range(1, 25)))
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = set()  # blind22 misses fixed after scoring (see README)
+RECORDED_MISSES: set[str] = {  # blind23/24 misses, scored once at 66332a6 (see README)
+    "730-llm-foundry-convert-dataset-one-shard", "731-methylgpt-255-workers-one-shard",
+    "735-comet-windows-scores-zero-spawn-model-copy",
+    "737-datasets-streaming-trainer-workers-pickling-macos",
+    "738-ms-swift-eval-pauses-forkserver-workers", "739-careamics-lightning-nested-function-spawn",
+    "740-datasets-streaming-workers-open-urls-spawn", "760-recsys-dynamicemb-torch211-init-error",
+    "761-pytorch-compile-in-worker-daemonic", "762-ignite-py314-forkserver-auto-dataloader",
+    "763-dlio-config-singleton-spawn-workers", "764-pytorch-pin-memory-deprecated-device-arg",
+    "767-ms-swift-streaming-too-many-workers-zh", "768-pytorch-hang-object-fails-pickling",
+    "769-torchio-tutorial-collate-filenotfound", "770-torchio-promise12-file-not-found-affine",
+    "771-torchdata-stateful-dataloader-slow-snapshots",
+    "772-openfold3-py314-leaked-semaphores-workers",
+    "775-accelerate-stateful-dataloader-ddp-resume-duplicates"}
 ENTRIES = [pytest.param(path, id=path.stem, marks=pytest.mark.xfail(
     strict=True, reason="blind miss recorded before the fix")) if path.stem in RECORDED_MISSES
     else pytest.param(path, id=path.stem) for path in FILES]
@@ -44,7 +55,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
     entries = [(path, *read_entry(path)) for path in FILES]
     for path, fields, body in entries:
         assert fields["source"].startswith(("https://", "http://")), path.name
-        assert fields["cause"] in ids, path.name
+        assert fields["cause"] in ids or fields["cause"] == "new", path.name
         assert fields["why"].strip(), path.name
         assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name
