@@ -32,6 +32,7 @@ class Result:
     got: str
     confidence: float
     harmless: bool
+    unmatched: bool  # the text does not carry its cause (header "unmatched:")
 
     @property
     def right(self) -> bool:
@@ -58,7 +59,8 @@ def run(split: str | None) -> list[Result]:
         explanation = explain_text(body)
         results.append(Result(path.stem, fields.get("split", "dev"), fields["cause"],
                               explanation.to_dict()["cause"],
-                              explanation.to_dict()["confidence"], explanation.harmless))
+                              explanation.to_dict()["confidence"], explanation.harmless,
+                              "unmatched" in fields))
     return results
 
 
@@ -76,13 +78,16 @@ def main(argv: list[str] | None = None) -> int:
     for r in results:
         mark = "ok  " if r.right else "MISS"
         print(f"{mark} {r.split:7} {r.name:52} expected {r.expected:26} got {r.got} "
-              f"({r.confidence:.2f}{', harmless' if r.harmless else ''})")
+              f"({r.confidence:.2f}{', harmless' if r.harmless else ''})"
+              f"{'  [unmatched: the text lacks its cause]' if r.unmatched else ''}")
     print()
     for name in SPLITS:
         print(f"{name:8} {score([r for r in results if r.split == name])}")
     print(f"{'all':8} {score(results)}")
     unknown = [r.name for r in results if r.got == "unknown"]
     print(f"unknown  {len(unknown)}")
+    print(f"unmatched {sum(r.unmatched for r in results)} (texts that lack their cause; "
+          f"right among them: {sum(r.right for r in results if r.unmatched)})")
     if args.json:
         args.json.write_text(json.dumps([{**asdict(r), "right": r.right} for r in results],
                                         indent=2))

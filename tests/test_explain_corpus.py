@@ -30,22 +30,24 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind23/24 misses, scored once at 66332a6 (see README)
-    "730-llm-foundry-convert-dataset-one-shard", "731-methylgpt-255-workers-one-shard",
-    "735-comet-windows-scores-zero-spawn-model-copy",
-    "737-datasets-streaming-trainer-workers-pickling-macos",
-    "738-ms-swift-eval-pauses-forkserver-workers", "739-careamics-lightning-nested-function-spawn",
-    "740-datasets-streaming-workers-open-urls-spawn", "760-recsys-dynamicemb-torch211-init-error",
-    "761-pytorch-compile-in-worker-daemonic", "762-ignite-py314-forkserver-auto-dataloader",
-    "763-dlio-config-singleton-spawn-workers", "764-pytorch-pin-memory-deprecated-device-arg",
-    "767-ms-swift-streaming-too-many-workers-zh", "768-pytorch-hang-object-fails-pickling",
-    "769-torchio-tutorial-collate-filenotfound", "770-torchio-promise12-file-not-found-affine",
-    "771-torchdata-stateful-dataloader-slow-snapshots",
-    "772-openfold3-py314-leaked-semaphores-workers",
-    "775-accelerate-stateful-dataloader-ddp-resume-duplicates"}
-ENTRIES = [pytest.param(path, id=path.stem, marks=pytest.mark.xfail(
-    strict=True, reason="blind miss recorded before the fix")) if path.stem in RECORDED_MISSES
-    else pytest.param(path, id=path.stem) for path in FILES]
+RECORDED_MISSES: set[str] = set()  # blind23/24 misses fixed after scoring (see README)
+# an "unmatched:" header names a text whose established cause is not in the text at all (it
+# came from an answer or another thread); it stays a recorded miss rather than a fitted rule
+UNMATCHED = {path.stem: read_entry(path)[0]["unmatched"] for path in FILES
+             if "unmatched" in read_entry(path)[0]}
+
+
+def _entry(path: Path) -> object:
+    if path.stem in RECORDED_MISSES:
+        reason = "blind miss recorded before the fix"
+    elif path.stem in UNMATCHED:
+        reason = f"unmatched: {UNMATCHED[path.stem]}"
+    else:
+        return pytest.param(path, id=path.stem)
+    return pytest.param(path, id=path.stem, marks=pytest.mark.xfail(strict=True, reason=reason))
+
+
+ENTRIES = [_entry(path) for path in FILES]
 
 
 def test_corpus_is_large_varied_and_well_formed() -> None:
@@ -55,10 +57,11 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
     entries = [(path, *read_entry(path)) for path in FILES]
     for path, fields, body in entries:
         assert fields["source"].startswith(("https://", "http://")), path.name
-        assert fields["cause"] in ids or fields["cause"] == "new", path.name
+        assert fields["cause"] in ids, path.name
         assert fields["why"].strip(), path.name
         assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name
+    assert len(UNMATCHED) <= len(FILES) // 50, "unmatched texts are the exception"
     # every 4th entry collected before the matcher was written is held out; "fresh*" and
     # "blind*" entries were collected after it was frozen
     first = [(path, fields) for path, fields, _ in entries

@@ -57,6 +57,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\bcollat\w*", r"\bconstructor\b|__init__\(|\bcreat\w* (?:an? )?(?:new )?"
                    r"(?:object|instance)", 150), 2, key=True),
          text(r"(?i)\b(?:dict(?:ionary)? subclass|subclass(?:es)? (?:of )?dict|Mapping)\b", 1),
+         # torchio's Subject/Image rebuilt from the batch dict: a key taken as the file path
+         text(r"File not found: \"(?:affine|path|data|type|stem)\"", 2.5, key=True),
+         text(r"(?i)\btorchio\b|\btio\.(?:Subject|ScalarImage|LabelMap)", 1),
          text(r"(?i)\b1\.1[01]\b|nightly", 0.5)),
         "since torch 1.11 default_collate rebuilds a batch of dict-like samples by calling the "
         "sample's own type with a dict of batched values (elem_type({key: ...})); a dict "
@@ -66,7 +69,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "default_collate([dataset[0], dataset[1]]) and read the traceback",
         "return a plain dict from __getitem__, give the subclass a constructor that accepts a "
         "dict (or raise TypeError so collate falls back), or pass a collate_fn",
-        priority=80),
+        priority=80, explains=("worker_exception",)),
     Signature(
         "collate_list_field", "a list field comes out as a list of tensors, not one tensor",
         # default_collate transposes a sequence field: one batched tensor per position
@@ -87,9 +90,12 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "unpicklable_batch", "the batch a worker returns cannot be pickled",
         # the worker's queue feeder thread pickles each batch for the main process
-        (frame(r"queues\.py in _feed$", 2, key=True),
+        # (the feeder's frame alone is no evidence: a hang's thread dump shows it idle)
+        (frame(r"queues\.py in _feed$", 1.5),
          text(r"obj = _ForkingPickler\.dumps\(obj\)", 1.5, key=True),
          text(r"(?i)it'?s not the same object as", 1.5),
+         text(near(r"\bpickl\w*|\bserializ\w*", r"background thread|feeder thread|mp\.Queue",
+                   150), 2, key=True),
          exc(r"PicklingError|[Cc]an'?t pickle|cannot pickle", 1)),
         "each batch travels from its worker to the main process pickled (the queue's feeder "
         "thread); something in it cannot be pickled: a class created at run time or redefined "
@@ -97,5 +103,5 @@ SIGNATURES: tuple[Signature, ...] = (
         "`python -c \"import pickle; pickle.dumps(next(iter(DataLoader(ds, batch_size=2))))\"`",
         "return only tensors, arrays, numbers, strings and their containers from the dataset "
         "and collate_fn; upgrade the library whose batch class fails to pickle",
-        priority=82),
+        priority=82, explains=("worker_hang",)),
 )

@@ -103,7 +103,8 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=65, context=WORKERS_CONTEXT),
     Signature(
         "too_few_shards", "fewer data shards than ranks x workers",
-        (text(r"(?i)\b(?:only|just|a single|one|fewer|too few|less|not enough)\s+(?:\w+\s+){0,2}"
+        (text(r"max is dataset\.n(?:um)?_shards=\d+", 4, key=True),
+         text(r"(?i)\b(?:only|just|a single|one|fewer|too few|less|not enough)\s+(?:\w+\s+){0,2}"
               r"shards?\b", 2, key=True),
          text(r"(?i)\bnum_?shards?\b[^\n]{0,40}(?:<|less than|smaller than|fewer than)", 2,
               key=True),
@@ -115,11 +116,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "an IterableDataset is split by shards (files) over ranks x workers: with fewer shards "
         "than that, some workers or ranks get nothing; a rank whose data runs out early waits "
         "in the next collective (all-reduce, barrier) while the others still train, so DDP "
-        "hangs, or an epoch comes out empty or short",
+        "hangs, or an epoch comes out empty or short; Hugging Face datasets stops the extra "
+        "workers instead, so loading runs on as many workers as there are shards",
         "count the shards against world_size x num_workers",
         "at least world_size x num_workers shards of similar size (more is better), fewer "
         "workers, or equal-length epochs per rank (webdataset: resampled=True / with_epoch(n))",
-        priority=70, context=(text(r"(?i)\bshards?\b"),), explains=("worker_hang",)),
+        priority=70, context=(text(r"(?i)shards?\b"),),
+        explains=("worker_hang", "too_many_workers")),
     Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
         (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),

@@ -16,6 +16,10 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          frame(r"_utils/worker\.py in _worker_loop$", 0.5),
          text(r"(?i)cuda[^\n]{0,80}initiali[sz]ation error", 2.5, key=True),
+         # "runtime error: initialization error" with workers; the fork copying CUDA in words
+         text(near(r"\binitiali[sz]ation error\b", r"num_?workers?|\bworkers?\b|\bfork", 300), 2,
+              key=True),
+         text(near(r"\bfork\w*", r"\bcuda (?:context|state|runtime|init\w*)", 100), 2, key=True),
          text(r"torch\.cuda\.\w+Tensor|\.cuda\(\)|device=['\"]cuda", 0.5),
          text(r"(?i)\.cuda\(\)[^\n]{0,60}forked|forked[^\n]{0,60}\.cuda\(\)", 2, key=True),
          # the worker-side collate moves a CUDA sample into a shared CPU storage

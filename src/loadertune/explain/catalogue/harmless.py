@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loadertune.explain.signature import Signature, frame, text
+from loadertune.explain.signature import Signature, frame, near, text
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -16,6 +16,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Producer process has been terminated before all shared CUDA tensors "
               r"released", 3, key=True),
          frame(r"in _shutdown_workers$", 1),
+         # multiprocessing's resource tracker counting semaphores left at exit
+         text(r"There appear to be \d+ leaked semaphore objects? to clean up at shutdown", 3,
+              key=True),
          # torch's module globals already set to None when the iterator's __del__ ran at exit
          text(r"'NoneType' object has no attribute '(?:python_exit_status|_shutdown_workers|"
               r"MP_STATUS_CHECK_INTERVAL)'", 3, key=True),
@@ -55,10 +58,14 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          # default_collate turning a read-only numpy array into a tensor
          text(r"The given NumPy array is not writable", 2.5, key=True),
+         # torch's own DataLoader code warning about an argument it passes itself
+         text(near(r"DeprecationWarning|FutureWarning", r"torch/utils/data/", 300), 2.5,
+              key=True),
          text(r"PossibleUserWarning|UserWarning|\[W \w+\.cpp:\d+\]", 0.5)),
         "a warning, not an error: a library (Lightning, most often) suggests more or "
-        "persistent workers for speed, a worker notes its thread setting, or collate copies "
-        "a read-only array; nothing failed",
+        "persistent workers for speed, a worker notes its thread setting, collate copies "
+        "a read-only array, or torch's own DataLoader code uses an argument it has since "
+        "deprecated; nothing failed",
         "the run goes on after the warning",
         "`loadertune tune` finds num_workers and prefetch for this machine; or silence the "
         "warning (np.array(x, copy=True) for the read-only array)",

@@ -42,6 +42,9 @@ SIGNATURES: tuple[Signature, ...] = (
               r"`?if __name__ ?== ?['\"]__main__", 3.5, key=True),
          text(r"(?i)(?:multiprocessing|start) methods? (?:is |are )?different|default start "
               r"method", 1),
+         text(r"(?i)\b(?:outside|without)\s+(?:of\s+)?(?:the\s+|an?\s+)?`?if __name__ ?== ?['\"]"
+              r"__main__|\b(?:no|missing|without)\s+(?:a\s+|the\s+)?main guard", 3, key=True),
+         text(r"(?i)\bforkserver\b", 0.5),
          WINDOWS),
         "with spawn/forkserver (Windows, macOS, Python 3.14+ Linux) each worker re-imports "
         "the main script; the script creates/iterates its DataLoader at import time, outside "
@@ -63,6 +66,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)pickl[^\n]{0,80}\.<locals>\.", 3, key=True),
          # told in words: "can't pickle ... lambda", "not pickleable" near a lambda
          text(near(PICKLE_WORDS, r"\blamb?da\b", 300), 3, key=True),
+         text(near(r"\b(?:nested|inner|local) (?:function|class|lambda|def)\b",
+                   r"num_?workers|\bspawn\w*|\bworkers?\b", 200), 2, key=True),
          # told in words: a function that is not top-level cannot be pickled
          text(near(r"pickl", r"(?:not (?:a )?top[- ]level|nested|inner) function", 120), 3,
               key=True),
@@ -112,6 +117,22 @@ SIGNATURES: tuple[Signature, ...] = (
         "'dataset' or name.startswith('__'): raise AttributeError(name)), or read the wrapped "
         "object through self.__dict__",
         priority=86, probes=("pickling",), explains=("dataset_retry_recursion",)),
+    Signature(
+        "spawn_fresh_state", "spawned workers lack state the parent set at run time",
+        # spawn/forkserver workers import modules afresh: runtime changes are not there
+        (text(near(r"\bspawn\w*|\bforkserver\b|\bnot (?:created|started) (?:with|by) fork\b",
+                   r"\bsingleton\b|\bglobal (?:state|variables?|config\w*)|\bmodule[- ]level "
+                   r"(?:state|variables?|globals?)|\bmonkey[- ]?patch\w*|\bdefault (?:config\w*|"
+                   r"values|parameters|settings)\b", 300), 2.5, key=True),
+         text(r"(?i)\b(?:values?|settings?|config\w*|changes|state|patches) (?:set|made|loaded|"
+              r"changed|applied) (?:in|by) the (?:parent|main) process", 2, key=True)),
+        "with spawn or forkserver (Windows, macOS, Python 3.14+ Linux) a worker imports the "
+        "modules afresh and unpickles only the dataset: globals, singletons, monkey-patches or "
+        "weights the parent set up at run time are back at their import-time defaults",
+        "print the setting inside worker_init_fn: it shows the default, not the parent's value",
+        "keep the state on the dataset object (it is pickled to each worker), or redo the "
+        "set-up in worker_init_fn; multiprocessing_context='fork' where fork is safe",
+        priority=65, probes=("startmethod",)),
     Signature(
         "unpicklable_object", "the dataset holds an object that cannot be pickled",
         (text(r"cannot pickle '(?P<type>[^']+)' object", 4, key=True),

@@ -17,12 +17,14 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|takes?\s+(?:about\s+|around\s+|~\s*)?\d+\s*(?:s|sec\w*|min\w*)\b)",
                    r"\b(?:start\w*|begin+ing|first (?:batch|iteration|step)s?) of (?:each|every|"
                    r"an?|the) (?:new )?epoch|\b(?:each|every|very) (?:new )?epoch'?s? (?:start\w*|"
-                   r"begin+ing|transition)|\bepoch (?:start\w*|begin+ing)", 120), 2, key=True),
+                   r"begin+ing|transition)|\bepoch (?:start\w*|begin+ing)|\bbefore (?:each |every "
+                   r"|the )?(?:evaluation|validation|eval)\w*(?: (?:begins|starts|loop|run))?",
+                   120), 2, key=True),
          text(r"(?i)persistent_workers", 1),
          # the fix told as a speed-up ("persistent_workers=True ... speed up ... second epoch")
          text(near(r"persistent.?workers", r"\bspeed\w*|\bfaster\b|\bslow\w*|\boverhead\b"
                    r"|\b(?:second|next|each|every) epoch", 150), 2, key=True),
-         text(r"(?i)\bmp\.spawn\b|\bspawn\b", 0.5),
+         text(r"(?i)\bmp\.spawn\b|\bspawn\b|\bforkserver\b", 0.5),
          # evidence for other causes: memory that grows, samples that repeat
          text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|\bleak|duplicat|same (?:augment|random)", -2)),
         "persistent_workers is False (the default): each new iterator over the DataLoader (each "
@@ -63,4 +65,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "raise num_workers (and prefetch_factor) to what `loadertune tune` measures; keep "
         "heavy work out of the main process",
         priority=40, context=(text(r"(?i)worker|load(?:er|ing)|data ?prep|\bstep|\bbatch"),)),
+    Signature(
+        "stateful_snapshots", "StatefulDataLoader snapshots the workers' state every step",
+        (text(near(r"Stateful ?Data ?[Ll]oader", r"\bslow\w*|\d+ ?s(?:ec\w*)? (?:per|/) ?it\w*"
+                   r"|\bper iter\w*|\boverhead\b", 200), 3, key=True),
+         text(r"snapshot_every_n_steps", 2, key=True)),
+        "torchdata's StatefulDataLoader records the state of every worker each "
+        "snapshot_every_n_steps batches (default 1): each snapshot is a round trip to all "
+        "workers, so every step waits for it",
+        "time a few hundred batches with snapshot_every_n_steps=1 and =1000",
+        "StatefulDataLoader(..., snapshot_every_n_steps=N) with N your checkpoint interval "
+        "(the state is only needed when a checkpoint is written)",
+        priority=60),
 )

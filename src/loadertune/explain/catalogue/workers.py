@@ -174,6 +174,18 @@ SIGNATURES: tuple[Signature, ...] = (
         context=(text(r"(?i)data ?loader|num_?workers|torch/utils/data|\bworker|dataset"
                       r"|__getitem__"),)),
     Signature(
+        "daemon_children", "a worker tried to start processes of its own",
+        (text(r"daemonic processes are not allowed to have children", 4, key=True),
+         text(r"(?i)\bdaemonic\b", 1)),
+        "DataLoader workers are daemon processes, and Python forbids a daemon process to start "
+        "children: a multiprocessing Pool or ProcessPoolExecutor, torch.compile's compile "
+        "workers, or a DataLoader with num_workers > 0 inside __getitem__ or a transform fails",
+        "the traceback's frame that starts a Process or Pool inside the worker",
+        "do that work before the DataLoader (precompute it), use threads inside the worker, "
+        "TORCHINDUCTOR_COMPILE_THREADS=1 for torch.compile in a worker, num_workers=0 for an "
+        "inner DataLoader",
+        priority=88, explains=("worker_exception",)),
+    Signature(
         "dataloader_failure", "a DataLoader failed; the text does not show why",
         (frame(r"torch/utils/data/", 1, key=True),
          text(r"(?i)\bdata ?loaders?\b", 1, key=True),
