@@ -115,24 +115,34 @@ LOOSE = ((True, False, FOLDED_WEIGHT), (False, True, FOLDED_WEIGHT),
          (True, True, FOLDED_WEIGHT ** 2))
 
 
+def _found(signal: Signal, parsed: Parsed) -> tuple[list[Hit], float]:
+    """Where ``signal`` is found (as written, else retyped or re-wrapped) and its weight."""
+    limit = max(MAX_HITS, signal.min_count)
+    hits, weight = _hits(signal, parsed, limit), signal.weight
+    loose = signal.where != "frame" and len(parsed.text) <= LOOSE_MAX_TEXT
+    for folded, flat, factor in LOOSE if loose else ():
+        if len(hits) >= signal.min_count:
+            break
+        hits = _hits(signal, parsed, limit, folded, flat)
+        weight = signal.weight * factor
+    return hits, weight
+
+
 def score_signature(signature: Signature, parsed: Parsed) -> Match | None:
     """The signature's score on this text, or None when it does not apply."""
     if signature.context and not any(_hits(s, parsed, 1) for s in signature.context):
         return None
+    # the key signals first: without one of them the other signals need not be looked for
+    keys = [s for s in signature.signals if s.key]
+    found = {id(s): _found(s, parsed) for s in keys}
+    if keys and not any(len(found[id(s)][0]) >= s.min_count for s in keys):
+        return None
     score = 0.0
-    key_found = not any(s.key for s in signature.signals)
+    key_found = not keys
     lines: list[int] = []
     details: dict[str, str] = {}
     for signal in sorted(signature.signals, key=lambda sig: -sig.weight):  # best evidence first
-        weight = signal.weight
-        limit = max(MAX_HITS, signal.min_count)
-        hits = _hits(signal, parsed, limit)
-        loose = signal.where != "frame" and len(parsed.text) <= LOOSE_MAX_TEXT
-        for folded, flat, factor in LOOSE if loose else ():
-            if len(hits) >= signal.min_count:
-                break
-            hits = _hits(signal, parsed, limit, folded, flat)
-            weight = signal.weight * factor
+        hits, weight = found.get(id(signal)) or _found(signal, parsed)
         if len(hits) < signal.min_count:
             continue
         live = [h for h in hits if h[0] not in parsed.ignored]
