@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from loadertune.explain.signature import text
 
-# "is killed by signal: Killed" (and retyped: "killed by signaled: Killed")
+# "is killed by signal: Killed" (and retyped: "killed by signaled: Killed"); the name is on
+# the same line (a title may end after "signal")
 WORKER_SIGNAL = (r"DataLoader worker \(pid:? ?(?P<pid>[^)\n]*)\) is killed by signal(?:ed)?:?"
-                 r"\s+")
+                 r"[ \t]+")
 SHM_FIX = ("give /dev/shm more room: Docker `--shm-size=8g` or `--ipc=host`, Kubernetes an "
            "emptyDir with medium: Memory at /dev/shm; or lower num_workers, prefetch_factor or "
            "batch_size so fewer bytes are in flight")

@@ -174,6 +174,22 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=75, context=WORKERS_CONTEXT, min_score=2.5,
         explains=("worker_segfault", "worker_exited")),
     Signature(
+        "hdf5_file_lock", "several processes collide on an HDF5 file's lock",
+        (text(r"unable to lock file, errno = 11", 4, key=True),
+         text(r"(?i)unable to (?:open|lock) (?:the )?file[^\n]{0,80}(?:lock|errno = 11|Resource "
+              r"temporarily unavailable)", 3, key=True),
+         text(r"HDF5_USE_FILE_LOCKING", 2, key=True),
+         text(r"(?i)\bh5py\b|\bhdf5\b|\.h5\b|h5f\.pyx", 1)),
+        "HDF5 locks a file it opens (for writing, and since HDF5 1.10 for reading too); h5py "
+        "before 3.0 opened files in append mode by default, so several processes (workers, "
+        "DDP ranks) opening the same file collide on the lock: 'unable to lock file, errno = "
+        "11'. On NFS or Lustre the lock itself can fail",
+        "`python -c \"import h5py; print(h5py.__version__, h5py.version.hdf5_version)\"` and "
+        "the mode the dataset passes to h5py.File",
+        "open with h5py.File(path, 'r') (read-only, one handle per worker, opened lazily); "
+        "export HDF5_USE_FILE_LOCKING=FALSE where several readers share a network file system",
+        priority=78),
+    Signature(
         "dataset_retry_recursion", "the dataset retries itself until RecursionError",
         (text(r"RecursionError|maximum recursion depth exceeded", 2, key=True),
          # the same overflow caught by the interpreter itself (faulthandler's dump follows)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loadertune.explain.catalogue.common import CONTAINER, SHM_FIX, WORKER_SIGNAL
-from loadertune.explain.signature import Signature, exc, frame, phrase, text
+from loadertune.explain.signature import Signature, exc, frame, near, phrase, text
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -22,6 +22,8 @@ SIGNATURES: tuple[Signature, ...] = (
               r"small) shared memory|shared memory (?:is |was )?(?:too )?(?:full|exhausted|small"
               r"|low)"
               r"|/dev/shm (?:is |was )?(?:full|too small)|df -h /dev/shm", 2, key=True),
+         text(near(r"shared memory|/dev/shm|\bshm\b", r"\binsufficient\b|\bnot enough\b|\btoo "
+                   r"small\b|\bfills? up\b", 60), 2, key=True),
          text(r"_multiprocessing\.SemLock|SemLock\.__init__", 1),
          # the write failed while a worker put a tensor's storage into shared memory
          frame(r"reductions\.py in reduce_storage$", 1),

@@ -28,6 +28,10 @@ SIGNATURES: tuple[Signature, ...] = (
               1.5, key=True),
          text(r"exited unexpectedly", 1),
          text(r"(?i)\bworkers?\b[^\n]{0,20}\bkilled\b(?! by signal)", 2, key=True),
+         # "killed after it took up 60g of memory"
+         text(near(r"\bkilled\b", r"\b(?:took|takes|taking|used|using|uses|eat\w*|consum\w*)\s+"
+                   r"(?:up\s+)?(?:all\s+(?:the\s+)?|about\s+|over\s+|~\s*)?(?:\d+\s*(?:g|gb|gib|m|mb)"
+                   r"\b|ram|memory)", 120), 2, key=True),
          text(r"(?i)memory (?:size|limit)|(?:insufficient|not enough|more|less) (?:RAM|memory)",
               0.5)),
         "the kernel's OOM killer (or a container's memory limit) killed a worker with "
