@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -11,11 +12,12 @@ import typer
 from rich.panel import Panel
 from rich.text import Text
 
-from loadertune.cli.console import stdout_console
+from loadertune.cli.console import stderr_console, stdout_console
 from loadertune.errors import LoadertuneError
 from loadertune.explain import CATALOGUE, Explanation, Match, add_live_probes, explain_text
 
 MAX_BYTES = 20 * 2**20
+LONG_INPUT = 2**18  # a log this long takes seconds to read: show that it is being read
 
 
 def read_input(source: str) -> str:
@@ -97,7 +99,8 @@ def explain(
     text = read_input(source)
     if not text.strip():
         raise LoadertuneError("the input is empty; pass the file holding the traceback")
-    explanation = explain_text(text)
+    with _reading(text):
+        explanation = explain_text(text)
     if live:
         add_live_probes(explanation)
     if as_json:
@@ -106,6 +109,12 @@ def explain(
         render(explanation)
     if not explanation.known:
         sys.exit(1)
+
+
+def _reading(text: str) -> AbstractContextManager[object]:
+    if len(text) < LONG_INPUT:
+        return nullcontext()
+    return stderr_console().status(f"reading {len(text) / 2**20:.1f} MiB of log ...")
 
 
 def print_catalogue(as_json: bool) -> None:
