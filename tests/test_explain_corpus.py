@@ -182,6 +182,21 @@ def test_normalize_separates_english_words_from_cjk_text() -> None:
     assert normalize("num_workers=2 hangs\n").lines[0] == "num_workers=2 hangs"
 
 
+def test_normalize_drops_what_a_long_log_repeats() -> None:
+    progress = [f"Epoch {i // 100}: {i % 100}%|####  | {i}/500 [00:0{i % 10}, loss=0.{i}]"
+                for i in range(2000)]
+    crash = ["Traceback (most recent call last):",
+             *['  File "ds.py", line 9, in __getitem__'] * 30,
+             "RecursionError: maximum recursion depth exceeded"]
+    parsed = normalize("\n".join([*progress, "", *crash]))
+    assert len(parsed.lines) < 30
+    assert parsed.lines[-1].startswith("RecursionError") and parsed.origin[-1] == 2033
+    assert sum(" in __getitem__" in f for _, f in parsed.frames) == 8  # enough for a count
+    explanation = explain_text("\n".join([*progress, "", *crash]))
+    assert explanation.primary.signature.id == "dataset_retry_recursion"
+    assert (2033, crash[-1]) in explanation.primary.evidence
+
+
 def test_normalize_glosses_dataloader_words_of_cjk_posts() -> None:
     parsed = normalize("训练时DataLoader一直卡住,内存不断增加\n")
     assert "卡住 (stuck)" in parsed.text and "内存 (memory)" in parsed.text

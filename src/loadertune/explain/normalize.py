@@ -2,7 +2,8 @@
 
 Pasted logs carry rank and timestamp prefixes (torchrun, Lightning, logging), rich/markdown
 decoration, Windows paths, lines wrapped at the terminal width, and output of several
-processes interleaved. `normalize` strips the decoration, joins wrapped lines and returns the
+processes interleaved, and long logs repeat one line shape thousands of times (progress bars).
+`normalize` strips the decoration, joins wrapped lines, drops the repeats and returns the
 views the matcher reads: the text, the exception lines, the stack frames, and which lines sit
 inside an "Exception ignored in" block (noise printed at shutdown).
 """
@@ -46,6 +47,11 @@ EXCEPTION = re.compile(r"\b(?P<type>[A-Z]\w*(?:Error|Exception|Warning))\b(?::[ 
 # the type retyped in lower case ("eoferror: ran out of input"): only with its message
 EXCEPTION_LOWER = re.compile(r"\b(?P<type>[a-z]\w*(?:error|exception|warning)):[ \t]*(?P<msg>.*)")
 IGNORED_SPAN_LINES = 60
+# a long log repeats itself (progress bars, loss lines, one traceback per rank): a line is
+# kept until lines of its shape (digits as 0, runs of a character as one) have come this often
+REPEATS_KEPT = 8
+SHAPE_DIGITS = re.compile(r"\d+")
+SHAPE_RUNS = re.compile(r"(.)\1+")
 SINGLE_BREAK = re.compile(r"(?<=\S)\n(?=[ \t]*\S)")
 # what a web page or a word processor makes of a terminal's characters
 HTML_ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
@@ -170,6 +176,23 @@ def unwrap(lines: list[tuple[int, str]]) -> tuple[list[str], list[int]]:
     return out, origin
 
 
+def drop_repeats(lines: list[str], origin: list[int]) -> tuple[list[str], list[int]]:
+    """The lines without those whose shape already came `REPEATS_KEPT` times (blank lines
+    stay: they part paragraphs)."""
+    seen: dict[str, int] = {}
+    kept: list[str] = []
+    kept_origin: list[int] = []
+    for line, number in zip(lines, origin, strict=True):
+        if line.strip():
+            shape = SHAPE_RUNS.sub(r"\1", SHAPE_DIGITS.sub("0", line))
+            seen[shape] = seen.get(shape, 0) + 1
+            if seen[shape] > REPEATS_KEPT:
+                continue
+        kept.append(line)
+        kept_origin.append(number)
+    return kept, kept_origin
+
+
 def _ignored_lines(lines: list[str]) -> frozenset[int]:
     """Lines of each "Exception ignored in" block, up to the exception that ends it."""
     ignored: set[int] = set()
@@ -191,9 +214,11 @@ def _ignored_lines(lines: list[str]) -> frozenset[int]:
 
 
 def normalize(raw: str) -> Parsed:
-    """Strip decoration, regroup ranks, unwrap; index frames, exceptions, ignored blocks."""
+    """Strip decoration, regroup ranks, unwrap, drop repeats; index frames, exceptions and
+    ignored blocks."""
     raw = clean(raw).replace("\r\n", "\n").replace("\r", "\n")
-    lines, origin = unwrap(deinterleave([strip_prefixes(line) for line in raw.split("\n")]))
+    lines, origin = drop_repeats(*unwrap(deinterleave([strip_prefixes(line)
+                                                       for line in raw.split("\n")])))
     frames: list[tuple[int, str]] = []
     exceptions: list[tuple[int, str]] = []
     for i, line in enumerate(lines):
