@@ -30,7 +30,9 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind28, blind29 scored once at 0db5d10
+RECORDED_MISSES: set[str] = {  # blind26, blind28, blind29 scored once at 0db5d10
+    "900-detectron2-reiterate-loader-memory",
+    "903-ultralytics-seed-not-reaching-workers",
     "960-iterable-ddp-unequal-nccl-timeout",
     "961-datapipe-rank0-late-socket-timeout",
     "962-deit-ddp-32-workers-per-gpu-slow",
