@@ -30,7 +30,14 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind26, blind28, blind29 scored once at 0db5d10
+RECORDED_MISSES: set[str] = {  # blind26-29 scored once at 0db5d10
+    "934-llamafactory-docker-bus-error-shm",
+    "935-open-unmix-musdb-slow-no-workers",
+    "936-nansy-parselmouth-augment-hang",
+    "939-sentence-words-list-collated-into-tuples",
+    "940-hf-datasets-rss-grows-mmap-not-leak",
+    "942-wespeaker-dino-slow-resample-workers",
+    "944-weathergen-masking-repeated-per-worker",
     "900-detectron2-reiterate-loader-memory",
     "903-ultralytics-seed-not-reaching-workers",
     "960-iterable-ddp-unequal-nccl-timeout",
