@@ -30,40 +30,7 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind26-29 scored once at 0db5d10
-    "934-llamafactory-docker-bus-error-shm",
-    "935-open-unmix-musdb-slow-no-workers",
-    "936-nansy-parselmouth-augment-hang",
-    "939-sentence-words-list-collated-into-tuples",
-    "940-hf-datasets-rss-grows-mmap-not-leak",
-    "942-wespeaker-dino-slow-resample-workers",
-    "944-weathergen-masking-repeated-per-worker",
-    "900-detectron2-reiterate-loader-memory",
-    "903-ultralytics-seed-not-reaching-workers",
-    "960-iterable-ddp-unequal-nccl-timeout",
-    "961-datapipe-rank0-late-socket-timeout",
-    "962-deit-ddp-32-workers-per-gpu-slow",
-    "963-nemo-gpu-util-zero-few-workers",
-    "964-shardloader-manager-per-epoch-process-bomb",
-    "965-tokenizer-used-in-init-fork-warning",
-    "966-fast-collate-numpy-not-writeable-warning",
-    "967-rfbnet-seize-up-random-epoch",
-    "968-wavelet-monodepth-stuck-cv2-resize",
-    "969-preview-gpu-util-low-fluctuant",
-    "970-set-epoch-ignored-persistent-workers",
-    "972-sam3-finetune-memory-grows-2m-annotations",
-    "973-assem-vc-ddp-spawn-workers-warning",
-    "974-pytracking-long-pause-between-epochs-8gpu",
-    "1002-modelforge-macos-training-stuck",
-    "1004-nerfstudio-cache-loading-killed",
-    "990-torchgeo-boundingbox-index-unpickle",
-    "991-torchgeo-bench-macos-resize-closure",
-    "992-pyg-batch-pickling-error",
-    "993-deepvoice3-windows-frontend-none",
-    "994-diffusion-pipe-windows-getattr-recursion",
-    "997-finetuner-macos-local-collate",
-    "999-mil-pathology-openslide-cache-memory",
-}
+RECORDED_MISSES: set[str] = set()  # blind26-29 misses fixed after scoring (see README)
 # an "unmatched:" header names a text whose established cause is not in the text at all (it
 # came from an answer or another thread); it stays a recorded miss rather than a fitted rule
 UNMATCHED = {path.stem: read_entry(path)[0]["unmatched"] for path in FILES
@@ -90,7 +57,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
     entries = [(path, *read_entry(path)) for path in FILES]
     for path, fields, body in entries:
         assert fields["source"].startswith(("https://", "http://")), path.name
-        assert fields["cause"] in ids or fields["cause"] == "new", path.name  # until fixed
+        assert fields["cause"] in ids, path.name
         assert fields["why"].strip(), path.name
         assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name

@@ -16,6 +16,7 @@ from loadertune.explain.catalogue import (
     harmless,
     shm,
     spawn,
+    state,
     throughput,
     workers,
 )
@@ -24,7 +25,7 @@ from loadertune.explain.signature import Signature
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
     *workers.SIGNATURES, *api.SIGNATURES, *data.SIGNATURES, *collate.SIGNATURES,
-    *throughput.SIGNATURES, *harmless.SIGNATURES,
+    *state.SIGNATURES, *throughput.SIGNATURES, *harmless.SIGNATURES,
 )
 
 

@@ -11,10 +11,11 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(r"persistent_workers option needs num_workers > 0", 4, key=True),
          # the same told in words (a fix's title): persistent workers without any workers
-         text(near(r"persistent.?workers", r"num_?workers\W{0,3}(?:=|==|is|was|set to|of)?\s*"
-                   r"(?:0|zero)\b|\b(?:number of )?workers (?:is |was )?(?:set to )?(?:0|zero)\b|"
-                   r"not using multi-?processing|without (?:multi-?processing|workers)", 150), 3,
-              key=True),
+         # ("num_workers > 0" is not "num_workers 0")
+         text(near(r"persistent.?workers", r"num_?workers(?![^\n]{0,3}[<>])\W{0,3}(?:=|==|is|was"
+                   r"|set to|of)?\s*(?:0|zero)\b|\b(?:number of )?workers (?:is |was )?(?:set to )?"
+                   r"(?:0|zero)\b|not using multi-?processing|without (?:multi-?processing"
+                   r"|workers)", 150), 3, key=True),
          text(r"num_workers option should be non-negative", 4, key=True),
          text(r"timeout option should be non-negative", 4, key=True),
          # timeout with num_workers=0: the single-process iterator's own assert

@@ -79,6 +79,8 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(near(r"\blists?\b", r"\binstead of (?:a |one )?(?:single )?tensor|\bnot (?:a |one )?"
                    r"(?:single )?tensor", 80), 1.5, key=True),
+         # batch_size=1 over a list of strings: one 1-tuple per position
+         text(r"\[\('[^'\n]*',\), \('[^'\n]*',\)", 2.5, key=True),
          text(r"(?i)default_collate|collate", 0.5)),
         "default_collate batches a sample's list (or tuple) field position by position: a field "
         "that is a Python list of n numbers comes out as a list of n tensors of batch_size "
@@ -94,6 +96,8 @@ SIGNATURES: tuple[Signature, ...] = (
         (frame(r"queues\.py in _feed$", 1.5),
          text(r"obj = _ForkingPickler\.dumps\(obj\)", 1.5, key=True),
          text(r"(?i)it'?s not the same object as", 1.5),
+         # a batch class that pickling cannot find again ("Can't pickle <class '...Batch'>")
+         text(near(r"it'?s not the same object as", r"\bbatch\w*|collat\w*", 120), 2, key=True),
          text(near(r"\bpickl\w*|\bserializ\w*", r"background thread|feeder thread|mp\.Queue",
                    150), 2, key=True),
          exc(r"PicklingError|[Cc]an'?t pickle|cannot pickle", 1)),

@@ -87,6 +87,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"a-bug-that-plagues-thousands-of-open-source-ml-projects", 2, key=True),
          text(r"(?m)^\[Worker (\d+)\] ([^\n:]+): ([\d.]+)\n\[Worker (?!\1)\d+\] \2: \3$", 2,
               key=True),
+         text(near(r"\brandom\w*", r"\b(?:reused|repeated|repeating|recurring)\b", 100), 2,
+              key=True),
          text(r"(?i)np\.random|numpy\.random|numpy random|random in numpy", 1),
          # the fix named with its purpose: a worker_init_fn for the randomness
          text(near(r"worker_init_fn", r"\brandom\w*|\bseed\w*", 80), 2, key=True),
@@ -100,7 +102,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "print np.random.rand() in __getitem__ with num_workers=2: the workers print the same",
         "seed per worker: worker_init_fn=lambda i: np.random.seed(torch.initial_seed() % "
         "2**32), or use torch's RNG / np.random.default_rng created inside the worker",
-        priority=65, context=WORKERS_CONTEXT),
+        priority=65, context=(*WORKERS_CONTEXT, text(r"(?i)augment\w*|\bmask\w*"))),
     Signature(
         "too_few_shards", "fewer data shards than ranks x workers",
         (text(r"max is dataset\.n(?:um)?_shards=\d+", 4, key=True),
@@ -110,6 +112,10 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(near(r"\bshards?\b", r"\bddp\b|distributed|\branks?\b|\bnodes?\b|world.?size"
                    r"|\bgpus\b", 300), 1),
+         # an IterableDataset whose ranks get different amounts: the short one stops early
+         text(near(r"\b(?:unequal|uneven|imbalanced|different)\s+(?:\w+\s+){0,2}(?:data|lengths?"
+                   r"|sizes?|number of (?:batches|samples))", r"\branks?\b|\bgpus\b|\bddp\b"
+                   r"|distributed", 200), 2.5, key=True),
          text(r"(?i)webdataset|\bwds\.|split_by_node|split_by_worker|nodesplitter", 1),
          text(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez\w*|empty|no data|zero (?:samples|"
               r"batches))\b", 1)),
@@ -121,7 +127,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "count the shards against world_size x num_workers",
         "at least world_size x num_workers shards of similar size (more is better), fewer "
         "workers, or equal-length epochs per rank (webdataset: resampled=True / with_epoch(n))",
-        priority=70, context=(text(r"(?i)shards?\b"),),
+        priority=70, context=(text(r"(?i)shards?\b|iterable ?dataset"),),
         explains=("worker_hang", "too_many_workers")),
     Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
@@ -142,7 +148,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "Python-object lists",
         "store the data in numpy arrays, Arrow or torch tensors (one buffer, no per-item "
         "refcounts), or keep only file paths/offsets in the dataset",
-        priority=60, context=WORKERS_CONTEXT, probes=("memory",)),
+        # a large annotation list is the usual dataset of this failure, workers unnamed
+        priority=60, context=(*WORKERS_CONTEXT, text(r"(?i)\bannotations?\b")),
+        probes=("memory",)),
     Signature(
         "shared_file_handle", "a file handle opened in __init__ is shared by the workers",
         (text(r"KeyError: .?Unable to open object", 3, key=True),

@@ -39,7 +39,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "harmless_tokenizers_fork", "probably harmless: tokenizers disabled its thread pool",
         (text(r"huggingface/tokenizers: The current process just got forked", 4, key=True),
          text(r"(?i)current process just got forked[^\n]*Disabling parallelism", 3, key=True),
-         text(r"TOKENIZERS_PARALLELISM", 1, key=True)),
+         text(r"TOKENIZERS_PARALLELISM", 1, key=True),
+         text(r"Avoid using `?tokenizers`? before the fork if possible", 3, key=True)),
         "a fast (Rust) tokenizer was used before DataLoader workers forked; in each worker it "
         "turns its own thread pool off to avoid a deadlock and says so. Tokenising still "
         "works (single-threaded per worker)",
@@ -47,6 +48,22 @@ SIGNATURES: tuple[Signature, ...] = (
         "set TOKENIZERS_PARALLELISM=false (workers already parallelise), or tokenize only "
         "inside the workers",
         priority=20, harmless=True),
+    Signature(
+        "harmless_mmap_rss", "probably harmless: RSS counts memory-mapped data",
+        (text(near(r"\bRSS\b|\bresident (?:set|memory)", r"\bmmap\w*|memory[- ]mapp\w*|\barrow\b"
+                   r"|\b(?:hf|hugging ?face) datasets\b|np\.memmap|\blmdb\b|page cache", 300), 3,
+              key=True),
+         text(r"(?i)\b(?:PSS|USS)\b|smaps", 0.5)),
+        "RSS counts the pages of memory-mapped files (Hugging Face datasets' Arrow tables, "
+        "np.memmap, LMDB) as they are read: that is page cache, shared by the workers and "
+        "given back by the kernel under pressure, so RSS climbs with every batch read without "
+        "a leak",
+        "`loadertune bench DATASET` reports PSS and USS per worker: USS stays flat while RSS "
+        "grows; or cap the run's memory (systemd-run --scope -p MemoryMax=...) and see it "
+        "finish",
+        "nothing to fix; watch PSS/USS rather than RSS. If the machine does run out, it is "
+        "another cause (copy-on-read lists, a real leak)",
+        priority=25, harmless=True),
     Signature(
         "harmless_worker_warning", "probably harmless: a warning by or about the workers",
         (text(r"does not have many workers which may be a bottleneck", 3, key=True),
@@ -57,7 +74,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Cannot set number of intraop threads after parallel work has started", 3,
               key=True),
          # default_collate turning a read-only numpy array into a tensor
-         text(r"The given NumPy array is not writable", 2.5, key=True),
+         text(r"The given NumPy array is not writ(?:e)?able", 2.5, key=True),  # both spellings
+         # Lightning: workers under ddp_spawn pay a process start each: slow, not broken
+         text(r"Dataloader\(num_workers>0\) and ddp_spawn do not mix well", 3, key=True),
          # torch's own DataLoader code warning about an argument it passes itself
          text(near(r"DeprecationWarning|FutureWarning", r"torch/utils/data/", 300), 2.5,
               key=True),

@@ -45,6 +45,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # the message retyped (titles drop "encountered in worker" and "(shm)")
          text(r"(?i)unexpected bus error(?! encountered in worker)", 2.5, key=True),
          text(r"(?i)insufficient shared memory(?! \(shm\))", 1),
+         # retyped: "bus error, insufficient shared memery (shm)"
+         text(near(r"\bbus error\b", r"\bshared mem\w*|\(shm\)", 80), 2.5, key=True),
          text(r"(?i)--shm[-_]size|--ipc[= ]host", 1.5, key=True),
          text(r"exited unexpectedly", 1),
          text(r"(?i)\bbus error\b", 0.5), CONTAINER),

@@ -8,8 +8,10 @@ from loadertune.explain.signature import Signature, exc, frame, near, phrase, te
 PICKLE_ERROR = (r"(?i)can'?t pickle|cannot (?:be )?pickle|can'?t get (?:local object|attribute)"
                 r"|cannot be pickled")
 
-PICKLE_WORDS = (r"(?:(?:can'?t|cannot|could\s?n[o']t|not|un)[ -]?pickl\w*|pickl\w*\s+"
+PICKLE_WORDS = (r"(?:(?:can'?t|cannot|could\s?n[o']t|not|un)[ -]?(?:be\s+)?pickl\w*|pickl\w*\s+"
                 r"(?:error|fail\w*))")
+# torch >= 2.9 warns before the worker fails (forkserver is the default from Python 3.14)
+PICKLE_WARNING = r"Got pickle error when attempting to start a worker Process"
 
 # told in words: on Windows (always spawn) the script fails until its workers are taken out;
 # evidence for both spawn causes, the exception (if any) decides between them
@@ -45,6 +47,12 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)\b(?:outside|without)\s+(?:of\s+)?(?:the\s+|an?\s+)?`?if __name__ ?== ?['\"]"
               r"__main__|\b(?:no|missing|without)\s+(?:a\s+|the\s+)?main guard", 3, key=True),
          text(r"(?i)\bforkserver\b", 0.5),
+         # a run that hangs on Windows or macOS (spawn): most often no main guard
+         text(near(r"\bwindows\b|\bwin(?:7|10|11|32)\b|\bmac ?os\b|\bosx\b|\bdarwin\b",
+                   r"\bstuck\b|\bhangs?\b|\bhanging\b|\bhung\b|\bfreez\w*|\bfrozen\b", 200), 2,
+              key=True),
+         # a notebook is never re-imported: its spawn failure is a class workers cannot find
+         text(r"(?i)jupyter|\bnotebook\b|ipykernel|\.ipynb", -1),
          WINDOWS),
         "with spawn/forkserver (Windows, macOS, Python 3.14+ Linux) each worker re-imports "
         "the main script; the script creates/iterates its DataLoader at import time, outside "
@@ -66,6 +74,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)pickl[^\n]{0,80}\.<locals>\.", 3, key=True),
          # told in words: "can't pickle ... lambda", "not pickleable" near a lambda
          text(near(PICKLE_WORDS, r"\blamb?da\b", 300), 3, key=True),
+         text(near(PICKLE_WORDS, r"\b(?:local|nested|inner)\s+(?:\w+\s+)?(?:function|class|object)",
+                   120), 3, key=True),
+         # the usual reason for torch's warning: a lambda or closure among the worker's args
+         text(PICKLE_WARNING, 2.5, key=True),
          text(near(r"\b(?:nested|inner|local) (?:function|class|lambda|def)\b",
                    r"num_?workers|\bspawn\w*|\bworkers?\b", 200), 2, key=True),
          # told in words: a function that is not top-level cannot be pickled
@@ -102,7 +114,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "getattr_recursion_unpickle", "__getattr__ calls itself while a worker unpickles",
         # a delegating __getattr__ reads an attribute unpickling has not restored yet
-        (frame(r" in __getattr__$", 2, key=True, min_count=3),
+        (frame(r" in __getattr__$", 2, key=True, min_count=2),
          text(near(r"__getattr__|\bgetattr\b", r"\brecurs\w*|\bcalls? itself\b", 80), 2.5,
               key=True),
          text(r"RecursionError|maximum recursion depth exceeded", 1),
@@ -118,6 +130,26 @@ SIGNATURES: tuple[Signature, ...] = (
         "object through self.__dict__",
         priority=86, probes=("pickling",), explains=("dataset_retry_recursion",)),
     Signature(
+        "unpickle_constructor_args", "an object sent between processes cannot be rebuilt",
+        # unpickling calls cls.__new__ (and an exception's __init__) with the arguments the
+        # object's __reduce__ gives: a subclass that needs more gets none
+        (text(near(r"__(?:new|init)__\(\) (?:missing \d+ required|takes \d+ positional|got an "
+                   r"unexpected keyword)", r"_ForkingPickler\.loads|pickle\.loads?\(|\bunpickl\w*"
+                   r"|copyreg|__reduce(?:_ex)?__|reduction\.py|queues\.py", 1500), 4, key=True),
+         text(near(r"__new__\(\) missing \d+ required", r"num_?workers|\bworkers?\b", 600), 2,
+              key=True),
+         text(r"return _ForkingPickler\.loads\(res\)", 1)),
+        "an object that travels between processes (an index from the sampler, a sample, a "
+        "batch, an exception raised in a worker) is a class whose __new__ or __init__ requires "
+        "arguments (a tuple or namedtuple subclass, an exception with extra parameters); "
+        "unpickling calls it without them, so the other process cannot rebuild it",
+        "`python -c \"import pickle; pickle.loads(pickle.dumps(obj))\"` on one such object "
+        "raises the same TypeError",
+        "give the class __getnewargs__ (tuple/int subclasses) or __reduce__ returning its "
+        "constructor arguments, give the arguments defaults, or (exceptions) pass every "
+        "argument to super().__init__",
+        priority=80, probes=("pickling",)),
+    Signature(
         "spawn_fresh_state", "spawned workers lack state the parent set at run time",
         # spawn/forkserver workers import modules afresh: runtime changes are not there
         (text(near(r"\bspawn\w*|\bforkserver\b|\bnot (?:created|started) (?:with|by) fork\b",
@@ -125,7 +157,10 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"(?:state|variables?|globals?)|\bmonkey[- ]?patch\w*|\bdefault (?:config\w*|"
                    r"values|parameters|settings)\b", 300), 2.5, key=True),
          text(r"(?i)\b(?:values?|settings?|config\w*|changes|state|patches) (?:set|made|loaded|"
-              r"changed|applied) (?:in|by) the (?:parent|main) process", 2, key=True)),
+              r"changed|applied) (?:in|by) the (?:parent|main) process", 2, key=True),
+         # "_frontend for worker processes didn't got assigned"
+         text(near(r"\bworker(?:s| process(?:es)?)\b", r"(?:did ?n\W?t|not|never)\s+(?:\w+\s+)?"
+                   r"(?:assigned|initiali[sz]ed|set up)\b", 60), 2, key=True)),
         "with spawn or forkserver (Windows, macOS, Python 3.14+ Linux) a worker imports the "
         "modules afresh and unpickles only the dataset: globals, singletons, monkey-patches or "
         "weights the parent set up at run time are back at their import-time defaults",
@@ -143,7 +178,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # told in words: "Openslide objects are not serializable"
          text(near(r"\b(?:not|non-?|un)[ -]?(?:seriali[sz]able|pickl(?:e)?able)\b|\bcan(?:'?t|not)"
                    r" be (?:seriali[sz]ed|pickled)", r"\bobjects?\b|\bhandles?\b|\bconnections?\b"
-                   r"|\benvironments?\b|\bfiles?\b|\blocks?\b", 60), 3, key=True)),
+                   r"|\benvironments?\b|\bfiles?\b|\blocks?\b", 60), 3, key=True),
+         text(PICKLE_WARNING, 2, key=True)),
         "under spawn/forkserver the dataset is pickled for each worker; it holds an open "
         "file, a lock, a database/LMDB environment, a module or similar that cannot be pickled",
         "`loadertune doctor module:dataset` names the attribute that fails to pickle",

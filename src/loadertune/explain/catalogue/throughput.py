@@ -20,6 +20,8 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"begin+ing|transition)|\bepoch (?:start\w*|begin+ing)|\bbefore (?:each |every "
                    r"|the )?(?:evaluation|validation|eval)\w*(?: (?:begins|starts|loop|run))?",
                    120), 2, key=True),
+         text(r"(?i)\b(?:pause|gap|delay|wait\w*|idle|stall\w*|lag)\s+between\s+(?:\w+\s+){0,2}"
+              r"epochs\b", 2, key=True),
          text(r"(?i)persistent_workers", 1),
          # the fix told as a speed-up ("persistent_workers=True ... speed up ... second epoch")
          text(near(r"persistent.?workers", r"\bspeed\w*|\bfaster\b|\bslow\w*|\boverhead\b"
@@ -34,7 +36,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "`loadertune bench DATASET --persistent both` (time to first batch, with and without)",
         "DataLoader(persistent_workers=True) and create the iterator once; fewer workers when "
         "each start is expensive (a large dataset pickled under spawn)",
-        priority=45, context=(text(r"(?i)worker|load(?:er|ing)|multiprocess|\bfork|\bspawn"),)),
+        priority=45, context=(text(r"(?i)worker|load(?:er|ing)|multiprocess|\bfork|\bspawn"
+                                   r"|\bbetween (?:\w+ ){0,2}epochs"),)),
     Signature(
         "too_few_workers", "the loader cannot keep up: too few workers (or none)",
         # the steps wait for data every few batches: the prefetched batches ran out
@@ -46,13 +49,18 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"(?:usage|load)[^\n]{0,20}\b\d{3,} ?%|\b\d{3,} ?% (?:cpu|of)",
                    r"data ?(?:prep\w*|load\w*|augment\w*|pipeline)|bottleneck|dataloader", 200), 2,
               key=True),
-         text(near(r"\bbottleneck", r"data ?(?:load\w*|prep\w*|pipeline)|dataloader", 100), 1.5,
-              key=True),
+         text(near(r"\bbottleneck", r"data ?(?:load\w*|prep\w*|pipeline)|load\w* (?:the )?data\b"
+                   r"|dataloader", 100), 1.5, key=True),
+         # slow training told with its step time: the loader is the first suspect
+         text(near(r"\b(?:very |too |extremely |really )+slow\w*\b", r"\b(?:per|each|one|every) "
+                   r"(?:batch|iteration|step)\b|\bsec\w* ?(?:/|per) ?(?:it|iter\w*|batch|step)\b"
+                   r"|\bit/s\b|\btrain\w* (?:process|speed|time)\b", 150), 1.5, key=True),
          text(near(r"num_?workers\W{0,4}(?:=|is)?\s*0\b|(?:no|without|not set\w*|none of)"
                    r"[^\n]{0,40}num_?workers", r"\bslow\w*|bottleneck|cpu usage|high cpu", 150),
               1.5, key=True),
-         text(near(r"\bgpu (?:util\w*|usage|load)", r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b",
-                   60), 1),
+         # the GPU starved: the classic sign of a loader that cannot keep up
+         text(near(r"\bgpu[- ]?(?:util\w*|usage|load)", r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b"
+                   r"|\b0 ?%", 60), 2, key=True),
          # evidence for a hang, a crash or memory instead
          text(r"(?i)\bexited unexpectedly|\bkilled\b|\bout of memory\b|\bOOM\b|never "
               r"(?:returns|finishes)|\bforever\b|dead[ -]?lock", -2)),
@@ -64,7 +72,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "for data; `loadertune tune DATASET` measures the worker counts",
         "raise num_workers (and prefetch_factor) to what `loadertune tune` measures; keep "
         "heavy work out of the main process",
-        priority=40, context=(text(r"(?i)worker|load(?:er|ing)|data ?prep|\bstep|\bbatch"),)),
+        priority=40, context=(text(r"(?i)worker|load(?:er|ing)|data ?prep|\bstep|\bbatch"
+                                   r"|\bgpu[- ]?util"),)),
     Signature(
         "stateful_snapshots", "StatefulDataLoader snapshots the workers' state every step",
         (text(near(r"Stateful ?Data ?[Ll]oader", r"\bslow\w*|\d+ ?s(?:ec\w*)? (?:per|/) ?it\w*"

@@ -28,6 +28,8 @@ SIGNATURES: tuple[Signature, ...] = (
               1.5, key=True),
          text(r"exited unexpectedly", 1),
          text(r"(?i)\bworkers?\b[^\n]{0,20}\bkilled\b(?! by signal)", 2, key=True),
+         text(r"(?i)\b(?:the )?(?:process|training|job|program|python)\s+(?:is|was|got|gets|get"
+              r"|being)\s+killed\b", 2, key=True),
          # "killed after it took up 60g of memory"
          text(near(r"\bkilled\b", r"\b(?:took|takes|taking|used|using|uses|eat\w*|consum\w*)\s+"
                    r"(?:up\s+)?(?:all\s+(?:the\s+)?|about\s+|over\s+|~\s*)?(?:\d+\s*(?:g|gb|gib|m|mb)"
@@ -102,7 +104,12 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Thread 0x[0-9a-f]+ \(most recent call first\)", 1, key=True),
          text(r"\(idle\)|py-spy", 1, key=True),
          text(r"(?i)\b(?:hangs?|hanging|hung|stuck|(?<!avoid )dead[ -]?lock(?:s|ed)?"
-              r"|freez(?:e|es|ing)|frozen(?! to produce))\b", 1.5, key=True),
+              r"|freez(?:e|es|ing)|frozen(?! to produce)|seiz(?:e|es|ed|ing) up)\b", 1.5,
+              key=True),
+         # a stall told with what is missing: no error, no message
+         text(r"(?i)\bno (?:other )?(?:error|message|exception)s?\b(?: (?:nor|or) (?:error"
+              r"|message)s?)?|\bwithout (?:any )?(?:error|message)s?\b"
+              r"|(?:don'?t|doesn'?t|won'?t) run\b", 1),
          text(r"(?i)refuses to yield|no more batches|never (?:returns|finishes|ends)", 1),
          text(r"(?i)stops? (?:running|working|responding|at)|no (?:progress|output)", 1.5,
               key=True),
@@ -119,7 +126,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "start workers before creating threads, use multiprocessing_context='spawn' or "
         "'forkserver', call cv2.setNumThreads(0) and torch.set_num_threads(1) in "
         "worker_init_fn, and set DataLoader(timeout=...) to fail instead of hang",
-        priority=55, context=DATALOADER_CONTEXT, probes=("threads",)),
+        # a training run that stops is most often its loader's workers
+        priority=55, probes=("threads",),
+        context=(*DATALOADER_CONTEXT, text(r"(?i)\btrain(?:ing|\w*\.py)\b|\bepochs?\b"))),
     Signature(
         "too_many_workers", "more workers than the CPUs allow",
         (text(r"This DataLoader will create (?P<workers>\d+) worker process\s?es in total", 3,
@@ -129,6 +138,9 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          # the diagnosis in words (a maintainer's answer to "exited unexpectedly")
          text(r"(?i)\btoo many (?:data ?loader )?workers\b", 2.5, key=True),
+         # num_workers is per rank: 4+ ranks with 16+ workers each is more than most machines
+         text(near(r"nproc_per_node\W{0,2}(?:[4-9]|\d{2})\b",
+                   r"num_?workers\W{0,3}(?:1[6-9]|[2-9]\d|\d{3})\b", 400), 2.5, key=True),
          text(near(r"num_?workers", r"\ball (?:the )?(?:cpu )?cores\b|\bnumber of (?:cpu )?cores\b"
                    r"|\b\d{3,} processes\b", 100), 2, key=True),
          # told in words: the run takes more (or all) of the machine's cores
@@ -177,6 +189,27 @@ SIGNATURES: tuple[Signature, ...] = (
         detail="{exception} in worker {worker}", priority=10,
         context=(text(r"(?i)data ?loader|num_?workers|torch/utils/data|\bworker|dataset"
                       r"|__getitem__"),)),
+    Signature(
+        "workers_pile_up", "worker processes pile up epoch after epoch",
+        # each epoch's loader (or pool, or manager) starts processes that never end
+        (text(near(r"\b(?:more and more|(?:a )?growing number of|increasing (?:number of|"
+                   r"amount of)|hundreds of|thousands of)\s+(?:\w+\s+){0,2}(?:sub)?process\w*"
+                   r"|(?:sub)?process(?:es)?\s+(?:\w+\s+){0,3}(?:accumulat\w*|pil\w* up|keeps? "
+                   r"(?:growing|increasing)|never (?:die|exit|end|terminat)\w*|(?:are |is )?not "
+                   r"(?:killed|terminated|closed|released|cleaned)|left (?:behind|over|running))",
+                   r"\b(?:each|every|per|after)\s+(?:\w+\s+)?(?:epoch|evaluation|validation)",
+                   200), 3, key=True),
+         text(near(r"\bzombie\w*|\bdefunct\b|\borphan\w*", r"\bworkers?\b|\bprocess\w*", 80),
+              1.5, key=True),
+         text(r"(?i)\bmemory\b", 0.5)),
+        "each epoch (or evaluation) creates a new DataLoader, iterator, Pool or Manager whose "
+        "processes are never shut down (an old iterator is still referenced, a loader with "
+        "persistent_workers=True is rebuilt every epoch, a pool is never closed): the process "
+        "count and memory grow every epoch until the machine runs out",
+        "`ps --ppid <training pid> --no-headers | wc -l` once per epoch: the count grows",
+        "create the DataLoader once, outside the epoch loop; drop references to old "
+        "iterators; close pools and managers you start (a `with` block)",
+        priority=70, explains=("copy_on_read_growth", "worker_oom_killed")),
     Signature(
         "daemon_children", "a worker tried to start processes of its own",
         (text(r"daemonic processes are not allowed to have children", 4, key=True),
