@@ -26,11 +26,22 @@ def read_entry(path: Path) -> tuple[dict[str, str], str]:
 
 
 SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
-          *(f"blind{n}" for n in range(1, 30)))
+          *(f"blind{n}" for n in range(1, 34)))
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = set()  # blind26-29 misses fixed after scoring (see README)
+RECORDED_MISSES: set[str] = {  # blind30- scored once at 8e19518
+    "1010-persistent-workers-epoch-attribute",
+    "1011-new-workers-every-epoch-loader-in-loop",
+    "1012-worker-cpu-affinity-narrowed-conda-forge",
+    "1014-tensordataset-row-by-row-fetch-slow",
+    "1015-minkloc3d-ram-per-worker-dataset-copy",
+    "1017-openclip-single-gpu-idle-sem-timedwait",
+    "1018-duoduoclip-hdd-gpu-imbalance",
+    "1020-dataset-replica-per-worker-8gb",
+    "1021-asv-subtools-distributed-sampler-no-set-epoch",
+    "1022-second-loader-changes-rng-fixed-seed",
+}
 # an "unmatched:" header names a text whose established cause is not in the text at all (it
 # came from an answer or another thread); it stays a recorded miss rather than a fitted rule
 UNMATCHED = {path.stem: read_entry(path)[0]["unmatched"] for path in FILES
@@ -57,7 +68,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
     entries = [(path, *read_entry(path)) for path in FILES]
     for path, fields, body in entries:
         assert fields["source"].startswith(("https://", "http://")), path.name
-        assert fields["cause"] in ids, path.name
+        assert fields["cause"] in ids or fields["cause"] == "new", path.name  # until fixed
         assert fields["why"].strip(), path.name
         assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name
