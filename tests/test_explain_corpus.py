@@ -30,7 +30,19 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind30- scored once at 8e19518
+RECORDED_MISSES: set[str] = {  # blind30-32 scored once at 8e19518
+    "1042-rslearn-forkserver-worker-startup-imports",
+    "1043-returnn-spawn-config-module-missing",
+    "1044-easyfsl-windows-notebook-lambda-pickling",
+    "1046-olmoearth-shm-manager-processes-accumulate",
+    "1047-monai-metatensor-typedstorage-warning",
+    "1052-pyg-collate-out-resized-warning",
+    "1071-scirepeval-s3-stream-fstimeout-worker",
+    "1073-grand-challenge-processor-docker-workers-timeout",
+    "1074-sagemaker-local-docker-worker-exited-shm",
+    "1076-openclip-webdataset-slow-hdd-low-gpu",
+    "1078-frontier-webdataset-slow-srun-cpus",
+    "1079-trivial-dataset-hang-mdatp-antivirus",
     "1010-persistent-workers-epoch-attribute",
     "1011-new-workers-every-epoch-loader-in-loop",
     "1012-worker-cpu-affinity-narrowed-conda-forge",
