@@ -30,7 +30,14 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind30-32 scored once at 8e19518
+RECORDED_MISSES: set[str] = {  # blind30-33 scored once at 8e19518
+    "1100-speech-calledprocesserror-reraise",
+    "1101-sd-scripts-persistent-workers-epoch-ja",
+    "1103-wavenet-vocoder-hparams-preset-collate",
+    "1107-hf-trainer-persistent-eval-loader-fork-bomb",
+    "1108-musubi-tuner-workers-duplicate-dropped-batches",
+    "1109-sam-med3d-torchio-subject-collate-torch23",
+    "1110-espnet-speed-perturb-training-too-slow",
     "1042-rslearn-forkserver-worker-startup-imports",
     "1043-returnn-spawn-config-module-missing",
     "1044-easyfsl-windows-notebook-lambda-pickling",
