@@ -30,37 +30,7 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = {  # blind30-33 scored once at 8e19518
-    "1100-speech-calledprocesserror-reraise",
-    "1101-sd-scripts-persistent-workers-epoch-ja",
-    "1103-wavenet-vocoder-hparams-preset-collate",
-    "1107-hf-trainer-persistent-eval-loader-fork-bomb",
-    "1108-musubi-tuner-workers-duplicate-dropped-batches",
-    "1109-sam-med3d-torchio-subject-collate-torch23",
-    "1110-espnet-speed-perturb-training-too-slow",
-    "1042-rslearn-forkserver-worker-startup-imports",
-    "1043-returnn-spawn-config-module-missing",
-    "1044-easyfsl-windows-notebook-lambda-pickling",
-    "1046-olmoearth-shm-manager-processes-accumulate",
-    "1047-monai-metatensor-typedstorage-warning",
-    "1052-pyg-collate-out-resized-warning",
-    "1071-scirepeval-s3-stream-fstimeout-worker",
-    "1073-grand-challenge-processor-docker-workers-timeout",
-    "1074-sagemaker-local-docker-worker-exited-shm",
-    "1076-openclip-webdataset-slow-hdd-low-gpu",
-    "1078-frontier-webdataset-slow-srun-cpus",
-    "1079-trivial-dataset-hang-mdatp-antivirus",
-    "1010-persistent-workers-epoch-attribute",
-    "1011-new-workers-every-epoch-loader-in-loop",
-    "1012-worker-cpu-affinity-narrowed-conda-forge",
-    "1014-tensordataset-row-by-row-fetch-slow",
-    "1015-minkloc3d-ram-per-worker-dataset-copy",
-    "1017-openclip-single-gpu-idle-sem-timedwait",
-    "1018-duoduoclip-hdd-gpu-imbalance",
-    "1020-dataset-replica-per-worker-8gb",
-    "1021-asv-subtools-distributed-sampler-no-set-epoch",
-    "1022-second-loader-changes-rng-fixed-seed",
-}
+RECORDED_MISSES: set[str] = set()  # blind30-33 misses fixed after scoring (see README)
 # an "unmatched:" header names a text whose established cause is not in the text at all (it
 # came from an answer or another thread); it stays a recorded miss rather than a fitted rule
 UNMATCHED = {path.stem: read_entry(path)[0]["unmatched"] for path in FILES
@@ -87,7 +57,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
     entries = [(path, *read_entry(path)) for path in FILES]
     for path, fields, body in entries:
         assert fields["source"].startswith(("https://", "http://")), path.name
-        assert fields["cause"] in ids or fields["cause"] == "new", path.name  # until fixed
+        assert fields["cause"] in ids, path.name
         assert fields["why"].strip(), path.name
         assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name

@@ -14,6 +14,7 @@ from loadertune.explain.catalogue import (
     devices,
     fds,
     harmless,
+    resources,
     shm,
     spawn,
     state,
@@ -25,7 +26,7 @@ from loadertune.explain.signature import Signature
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
     *workers.SIGNATURES, *api.SIGNATURES, *data.SIGNATURES, *collate.SIGNATURES,
-    *state.SIGNATURES, *throughput.SIGNATURES, *harmless.SIGNATURES,
+    *state.SIGNATURES, *throughput.SIGNATURES, *resources.SIGNATURES, *harmless.SIGNATURES,
 )
 
 

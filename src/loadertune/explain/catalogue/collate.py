@@ -60,6 +60,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # torchio's Subject/Image rebuilt from the batch dict: a key taken as the file path
          text(r"File not found: \"(?:affine|path|data|type|stem)\"", 2.5, key=True),
          text(r"(?i)\btorchio\b|\btio\.(?:Subject|ScalarImage|LabelMap)", 1),
+         # torchio's own warning about this (torch >= 2.3)
+         text(r"collated batch(?:es)? will be instances of|without a torchio\.SubjectsLoader", 3,
+              key=True),
          text(r"(?i)\b1\.1[01]\b|nightly", 0.5)),
         "since torch 1.11 default_collate rebuilds a batch of dict-like samples by calling the "
         "sample's own type with a dict of batched values (elem_type({key: ...})); a dict "

@@ -136,6 +136,11 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|(?:grow|increas|leak)\w*[^\n]{0,40}memory|\b\d+\s*GB? (?:RAM )?(?:during|"
               r"over|per) (?:an |one |each )?epoch", 1.5, key=True),
          text(r"pytorch/pytorch/issues/13246", 2),
+         # too much memory blamed on building the loaders or the dataset
+         text(near(r"\b(?:too much|high|huge|a lot of|lots of|excessive)\s+(?:\w+\s+)?(?:ram"
+                   r"|memory)|\b(?:ram|memory)\s+(?:usage\s+)?(?:is\s+)?(?:too high|explod\w*"
+                   r"|ran out|runs? out)",
+                   r"data ?loader\w*|\bdataset\w*|\bworkers?\b", 200), 1.5, key=True),
          text(r"(?i)copy[- ]on[- ]write|\bCoW\b", 1.5, key=True),
          text(r"(?i)reference counts?|refcounts?|ob_refcnt", 1.5),
          text(r"(?i)list\[dict\]|lists? of (?:dicts?|strings?|objects)", 1),

@@ -49,18 +49,25 @@ SIGNATURES: tuple[Signature, ...] = (
         "inside the workers",
         priority=20, harmless=True),
     Signature(
-        "harmless_mmap_rss", "probably harmless: RSS counts memory-mapped data",
+        "harmless_rss_shared", "probably harmless: RSS counts shared pages in every worker",
         (text(near(r"\bRSS\b|\bresident (?:set|memory)", r"\bmmap\w*|memory[- ]mapp\w*|\barrow\b"
                    r"|\b(?:hf|hugging ?face) datasets\b|np\.memmap|\blmdb\b|page cache", 300), 3,
               key=True),
+         # a static dataset that seems copied into each worker: the pages are shared
+         text(near(r"(?:memory|ram)\b[^.\n]{0,60}\b(?:increas\w*|grow\w*|scal\w*|multipl\w*)"
+                   r"\s+linearly|linearly[^.\n]{0,40}\b(?:memory|ram)\b",
+                   r"(?:number of |num_?)workers", 150), 2.5, key=True),
+         text(near(r"\b(?:own|a|its) (?:replica|copy) of the dataset|\bdataset (?:is )?(?:copied|"
+                   r"replicated|duplicated)", r"\bworkers?\b|\bprocess\w*", 150), 1),
          text(r"(?i)\b(?:PSS|USS)\b|smaps", 0.5)),
-        "RSS counts the pages of memory-mapped files (Hugging Face datasets' Arrow tables, "
-        "np.memmap, LMDB) as they are read: that is page cache, shared by the workers and "
-        "given back by the kernel under pressure, so RSS climbs with every batch read without "
-        "a leak",
+        "RSS counts every page a process maps, shared or not: pages of memory-mapped files "
+        "(Hugging Face datasets' Arrow tables, np.memmap, LMDB) as they are read, and the "
+        "parent's arrays each forked worker still shares; summed over workers they multiply "
+        "a dataset that is in memory once, and mapped pages are page cache the kernel gives "
+        "back under pressure",
         "`loadertune bench DATASET` reports PSS and USS per worker: USS stays flat while RSS "
-        "grows; or cap the run's memory (systemd-run --scope -p MemoryMax=...) and see it "
-        "finish",
+        "grows or multiplies; or cap the run's memory (systemd-run --scope -p MemoryMax=...) "
+        "and see it finish",
         "nothing to fix; watch PSS/USS rather than RSS. If the machine does run out, it is "
         "another cause (copy-on-read lists, a real leak)",
         priority=25, harmless=True),
@@ -77,14 +84,19 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"The given NumPy array is not writ(?:e)?able", 2.5, key=True),  # both spellings
          # Lightning: workers under ddp_spawn pay a process start each: slow, not broken
          text(r"Dataloader\(num_workers>0\) and ddp_spawn do not mix well", 3, key=True),
+         # deprecations raised from torch's or a library's data path, not by the user's code
+         text(r"TypedStorage is deprecated", 2.5, key=True),
+         text(r"output with one or more elements was resized since it had shape", 2.5,
+              key=True),
          # torch's own DataLoader code warning about an argument it passes itself
          text(near(r"DeprecationWarning|FutureWarning", r"torch/utils/data/", 300), 2.5,
               key=True),
          text(r"PossibleUserWarning|UserWarning|\[W \w+\.cpp:\d+\]", 0.5)),
         "a warning, not an error: a library (Lightning, most often) suggests more or "
         "persistent workers for speed, a worker notes its thread setting, collate copies "
-        "a read-only array, or torch's own DataLoader code uses an argument it has since "
-        "deprecated; nothing failed",
+        "a read-only array, or torch's own (or a library's) data code uses something torch "
+        "has since deprecated (an argument, TypedStorage, resizing an out tensor); nothing "
+        "failed",
         "the run goes on after the warning",
         "`loadertune tune` finds num_workers and prefetch for this machine; or silence the "
         "warning (np.array(x, copy=True) for the read-only array)",

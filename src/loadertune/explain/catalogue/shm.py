@@ -24,6 +24,12 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|/dev/shm (?:is |was )?(?:full|too small)|df -h /dev/shm", 2, key=True),
          text(near(r"shared memory|/dev/shm|\bshm\b", r"\binsufficient\b|\bnot enough\b|\btoo "
                    r"small\b|\bfills? up\b", 60), 2, key=True),
+         text(r"(?i)/dev/shm\b[^.\n]{0,20}\b(?:is |at |of )*only\s+\d+\s*(?:M|MB|MiB|G|GB)\b", 2.5,
+              key=True),
+         # a container that fails only with workers: /dev/shm (64 MB by default) before all else
+         text(near(r"\bdocker\b|\bcontainer\b|kubernetes|\bk8s\b|\bpod\b",
+                   r"num_?workers\s*(?:>|>=)\s*[01]\b|\bnum_?workers\s*=\s*[1-9]", 150), 1.5,
+              key=True),
          text(r"_multiprocessing\.SemLock|SemLock\.__init__", 1),
          # the write failed while a worker put a tensor's storage into shared memory
          frame(r"reductions\.py in reduce_storage$", 1),

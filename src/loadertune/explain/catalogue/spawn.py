@@ -78,6 +78,8 @@ SIGNATURES: tuple[Signature, ...] = (
                    120), 3, key=True),
          # the usual reason for torch's warning: a lambda or closure among the worker's args
          text(PICKLE_WARNING, 2.5, key=True),
+         # a PicklingError whose message is cut: lambdas and local functions are most of them
+         exc(r"^(?:_pickle\.)?PicklingError\b", 1.5, key=True),
          text(near(r"\b(?:nested|inner|local) (?:function|class|lambda|def)\b",
                    r"num_?workers|\bspawn\w*|\bworkers?\b", 200), 2, key=True),
          # told in words: a function that is not top-level cannot be pickled
@@ -138,6 +140,9 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|copyreg|__reduce(?:_ex)?__|reduction\.py|queues\.py", 1500), 4, key=True),
          text(near(r"__new__\(\) missing \d+ required", r"num_?workers|\bworkers?\b", 600), 2,
               key=True),
+         # torch rebuilds a worker's exception as exc_type(msg): extra parameters are missing
+         text(near(r"__init__\(\) missing \d+ required", r"\.reraise\(\)|raise self\.exc_type\("
+                   r"|ExceptionWrapper", 600), 4, key=True),
          text(r"return _ForkingPickler\.loads\(res\)", 1)),
         "an object that travels between processes (an index from the sampler, a sample, a "
         "batch, an exception raised in a worker) is a class whose __new__ or __init__ requires "
@@ -158,6 +163,15 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"values|parameters|settings)\b", 300), 2.5, key=True),
          text(r"(?i)\b(?:values?|settings?|config\w*|changes|state|patches) (?:set|made|loaded|"
               r"changed|applied) (?:in|by) the (?:parent|main) process", 2, key=True),
+         # a module the parent created or put on sys.path at run time, missing in the child
+         text(near(r"ModuleNotFoundError: No module named", r"reduction\.pickle\.load\(from_parent"
+                   r"\)|spawn_main|_ForkingPickler\.loads|\bpickle\.loads?\(", 1500), 3, key=True),
+         # "collate_fn doesn't apply changes in presets", "hparams changes NOT applied"
+         text(near(r"\b(?:does ?n'?t|do ?n'?t|not|never)\s+(?:apply|see|get|receive|pick up)\s+"
+                   r"(?:the\s+)?(?:changes?|updates?|new values?)|\b(?:changes?|hparams|settings?|"
+                   r"values?|presets?|config\w*)\b[^.\n]{0,30}\b(?:not|n't|never)\s+(?:be\s+)?"
+                   r"(?:applied|reflected|propagated|picked up)|\bnot affected by",
+                   r"collate_fn|\bworkers?\b|__getitem__|\bdataset\b", 200), 2, key=True),
          # "_frontend for worker processes didn't got assigned"
          text(near(r"\bworker(?:s| process(?:es)?)\b", r"(?:did ?n\W?t|not|never)\s+(?:\w+\s+)?"
                    r"(?:assigned|initiali[sz]ed|set up)\b", 60), 2, key=True)),

@@ -1,4 +1,5 @@
-"""What each worker holds of its own: a copy of the dataset and the seed it started from."""
+"""What each worker holds of its own (a copy of the dataset, the seed it started from) and
+the random state the loader and its sampler draw from."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "persistent_workers_stale_state", "persistent workers never see the dataset change",
         # set_epoch, a curriculum or any attribute set in the main process after the start
-        (text(near(r"persistent.?workers", r"\bset_epoch\b|\bignored\b|\bstale\b|out of sync|"
+        (text(near(r"persistent.?workers", r"\bset_\w*epoch\w*|\bignored\b|\bstale\b|out of sync|"
+                   r"(?:always|still|stays?|remains?)\s+(?:\S+\s+){0,6}(?:the same|equal to|at) "
+                   r"(?:the |its )?(?:initial\w*|first|original|old)|\bchange (?:the )?workers?'?s?"
+                   r"'? (?:\w+ )?attribute|"
                    r"\bnot (?:be )?(?:propagat\w*|reflected|updated|synced|seen|passed)|\bnever "
                    r"(?:propagat\w*|reach\w*|updated|seen)|\bold (?:value|state|copy|epoch)",
                    200), 3, key=True),
-         text(near(r"\bset_epoch\b", r"\bworkers?\b", 200), 1),
+         text(near(r"\bset_\w*epoch\w*", r"\bworkers?\b", 200), 1),
          text(r"(?i)persistent_workers\s*=\s*True", 0.5)),
         "with persistent_workers=True each worker keeps the copy of the dataset it received "
         "when the loader first started; whatever the main process changes on its dataset "
@@ -45,4 +49,34 @@ SIGNATURES: tuple[Signature, ...] = (
         "(generator=torch.Generator().manual_seed(seed)), and seed numpy per worker from "
         "torch.initial_seed() in worker_init_fn",
         priority=60, context=(text(r"(?i)worker|data ?loader|augment\w*|shuffl\w*"),)),
+    Signature(
+        "sampler_set_epoch_missing", "DistributedSampler shuffles the same way every epoch",
+        (text(near(r"\bset_epoch\b", r"DistributedSampler|\bdistributed\b|\bddp\b", 300), 2.5,
+              key=True),
+         text(r"(?i)the same ordering will be always used|\bsame (?:order\w*|shuffl\w*|"
+              r"permutation|sequence)\s+(?:\w+\s+){0,3}(?:every|each|all) epochs?", 2.5, key=True),
+         text(r"(?i)DistributedSampler", 1)),
+        "DistributedSampler seeds its shuffle with seed + epoch, and the epoch only changes "
+        "when set_epoch(epoch) is called: without that call every epoch visits the data in "
+        "the same order on every rank",
+        "print the first indices of two epochs from the sampler: they are the same",
+        "call sampler.set_epoch(epoch) at the start of every epoch, before iterating the "
+        "loader (Lightning and Accelerate do it for their own samplers)",
+        priority=70),
+    Signature(
+        "iterator_consumes_rng", "each new loader iterator moves the global random state",
+        (text(near(r"(?:fixed|same|set|manual) seed|\breproduc\w*|manual_seed",
+                   r"\b(?:another|second|extra|additional|other) (?:data ?loader|loader|iterator)"
+                   r"|\bcreat\w* (?:an? )?(?:new |another )?(?:data ?loader|iterator)"
+                   r"|data ?loaders? (?:will )?affect\w*", 250), 2.5, key=True),
+         text(r"(?i)\brandom (?:state|mechanism|numbers?|stream)|\bRNG\b", 0.5)),
+        "each time a loader iterator starts (iter(loader), each epoch, a sanity check) it "
+        "draws its base seed, and a RandomSampler its permutation, from the global torch "
+        "RNG: one more loader or iteration shifts every random number drawn after it, so a "
+        "fixed seed gives other results",
+        "seed, create a second loader's iterator, then draw torch.rand(1): it differs from "
+        "the run without that iterator",
+        "give each DataLoader its own generator=torch.Generator().manual_seed(seed) so it "
+        "does not draw from the global RNG; seed after creating the loaders",
+        priority=55),
 )

@@ -1,8 +1,12 @@
-"""The loader runs but too slowly: workers restarted each epoch, too few of them."""
+"""The loader runs but too slowly: workers restarted or slow to start, too few of them,
+per-sample overhead, snapshots."""
 
 from __future__ import annotations
 
 from loadertune.explain.signature import Signature, near, text
+
+# the GPU waiting for data, in words ("GPU idle time is twice the active time")
+GPU_WAITS = r"(?i)\bgpu (?:is |sits |stays )?(?:idle|waiting|starv\w*)|\bgpu idle time\b"
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -61,6 +65,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # the GPU starved: the classic sign of a loader that cannot keep up
          text(near(r"\bgpu[- ]?(?:util\w*|usage|load)", r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b"
                    r"|\b0 ?%", 60), 2, key=True),
+         text(GPU_WAITS, 2, key=True),
+         text(r"\bsem_timedwait\b|\b_try_get_data\b", 0.5),
+         # on-the-fly processing (augmentation, resampling, decoding) made training long
+         text(near(r"\bspeed[- ]?perturb\w*|\baugment\w*|on[- ]the[- ]fly|\bresampl\w*|\bdecod\w*",
+                   r"\btakes? (?:so |too |very )?long|\btraining time\b|\b\d+ (?:days|hours)\b"
+                   r"|\bslow\w*", 200), 1.5, key=True),
          # evidence for a hang, a crash or memory instead
          text(r"(?i)\bexited unexpectedly|\bkilled\b|\bout of memory\b|\bOOM\b|never "
               r"(?:returns|finishes)|\bforever\b|dead[ -]?lock", -2)),
@@ -73,7 +83,48 @@ SIGNATURES: tuple[Signature, ...] = (
         "raise num_workers (and prefetch_factor) to what `loadertune tune` measures; keep "
         "heavy work out of the main process",
         priority=40, context=(text(r"(?i)worker|load(?:er|ing)|data ?prep|\bstep|\bbatch"
-                                   r"|\bgpu[- ]?util"),)),
+                                   r"|\bgpu[- ]?util|\btrain\w* (?:time|speed)"), text(GPU_WAITS))),
+    Signature(
+        "slow_worker_start", "each worker takes seconds to start",
+        # spawn/forkserver: a fresh interpreter per worker imports the main module's world
+        (text(near(r"\bworkers?\b", r"\btak\w*\s+(?:about\s+|~\s*|over\s+)?\d+\s*(?:s|sec\w*"
+                   r"|min\w*)\b[^.\n]{0,20}\bto (?:start|spin up|launch|initiali[sz]e|come up)"
+                   r"|\b(?:slow|long)\s+(?:worker\s+)?(?:start\w*|initiali[sz]ation|spin[- ]?up)",
+                   100), 2.5, key=True),
+         text(r"(?i)forkserver.?preload", 2, key=True),
+         text(near(r"\b(?:data ?loader|worker)s?\b (?:initiali[sz]ation|start\w*)", r"\bslow\w*|"
+                   r"\bspeed ?up\b|\bminutes?\b|\bsequential\w*", 120), 1.5, key=True),
+         text(r"(?i)\bspawn\b|\bforkserver\b|\bimport\w*", 0.5)),
+        "under spawn or forkserver (Windows, macOS, Python 3.14+ Linux) every worker is a fresh "
+        "interpreter: it imports the main module and all it imports (torch, model code, heavy "
+        "libraries) and unpickles the dataset before its first batch, seconds per worker, "
+        "paid again every epoch without persistent workers",
+        "`loadertune bench DATASET --persistent both` (time to first batch, with and without)",
+        "persistent_workers=True; multiprocessing.set_forkserver_preload([...]) with the heavy "
+        "modules so the forkserver imports them once; keep heavy imports and set-up out of "
+        "module level of the main script; fork where it is safe",
+        priority=55, context=(text(r"(?i)worker|data ?loader"),)),
+    Signature(
+        "per_sample_overhead", "small samples fetched and collated one at a time",
+        # the loader calls __getitem__ per index and collates: for tiny rows that is the cost
+        (text(near(r"\bone (?:row|sample|item|element|index|example) at a time|\brow[- ]by[- ]row\b"
+                   r"|\bper[- ](?:sample|item|row) (?:overhead|call|fetch\w*|index\w*)",
+                   r"\bbatch\w*|collat\w*|\bslow\w*|inefficien\w*|bottleneck|overhead", 200), 3,
+              key=True),
+         text(r"(?i)\bindex(?:ing|ed)? (?:by|with) a list of indices|__getitems__|batched "
+              r"(?:index\w*|fetch\w*)|BatchSampler[^\n]{0,40}batch_size=None", 2, key=True),
+         text(r"(?i)TensorDataset|in[- ]memory (?:tensor|array)s?", 0.5)),
+        "the DataLoader fetches a batch one index at a time (a __getitem__ call per sample) "
+        "and then collates the pieces; for small samples (a row of a tensor, a few features) "
+        "that Python work per sample costs more than the data, so loading is bound by "
+        "overhead, not by I/O or transforms, and more workers barely help",
+        "`loadertune bench DATASET` at num_workers=0: samples/s far below indexing the "
+        "underlying tensor with a whole batch of indices",
+        "fetch whole batches: a __getitems__(indices) (torch >= 2.1) or "
+        "DataLoader(ds, sampler=BatchSampler(RandomSampler(ds), batch_size, False), "
+        "batch_size=None) with a __getitem__ that takes a list of indices; for tensors already "
+        "in memory, index them directly without a DataLoader",
+        priority=50),
     Signature(
         "stateful_snapshots", "StatefulDataLoader snapshots the workers' state every step",
         (text(near(r"Stateful ?Data ?[Ll]oader", r"\bslow\w*|\d+ ?s(?:ec\w*)? (?:per|/) ?it\w*"

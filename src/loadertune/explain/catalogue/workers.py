@@ -181,14 +181,17 @@ SIGNATURES: tuple[Signature, ...] = (
          # an ordinary exception of the data code (no worker wrapper shown)
          exc(r"^(?:ValueError|KeyError|IndexError|FileNotFoundError|AssertionError|"
              r"UnicodeDecodeError|ZeroDivisionError|json\.decoder\.JSONDecodeError)\b", 1,
-             key=True)),
+             key=True),
+         # a read from remote storage failing inside the dataset (s3, gcs, http)
+         text(r"(?i)\bfsspec\.exceptions\b|FSTimeoutError|\bbotocore\.exceptions\b|\bs3fs\b"
+              r"|\bgcsfs\b|ReadTimeoutError", 1.5, key=True)),
         "an exception in __getitem__/__iter__/collate_fn inside a worker; the part after "
         "'Original Traceback' is the real error",
         "rerun with num_workers=0: the same error is raised directly, with a plain traceback",
         "fix the error shown in the original traceback (often a bad file, index or shape)",
         detail="{exception} in worker {worker}", priority=10,
         context=(text(r"(?i)data ?loader|num_?workers|torch/utils/data|\bworker|dataset"
-                      r"|__getitem__"),)),
+                      r"|__getitem__|fsspec|\btrain\w*\.py"),)),
     Signature(
         "workers_pile_up", "worker processes pile up epoch after epoch",
         # each epoch's loader (or pool, or manager) starts processes that never end
@@ -201,6 +204,14 @@ SIGNATURES: tuple[Signature, ...] = (
                    200), 3, key=True),
          text(near(r"\bzombie\w*|\bdefunct\b|\borphan\w*", r"\bworkers?\b|\bprocess\w*", 80),
               1.5, key=True),
+         text(r"(?i)\bfork[- ]?bomb\w*|\baccumulat\w* of (?:\S+\s+){0,3}process\w*", 3, key=True),
+         # new processes every epoch, and the memory runs out: the old ones are still there
+         text(near(r"\b(?:creat|spawn|start|launch)\w*\s+(?:\w+\s+){0,3}process\w*",
+                   r"\b(?:memory|ram)\b[^.\n]{0,30}\b(?:is out|runs? out|ran out|full|exhaust\w*)"
+                   r"|\bout of memory\b", 250), 2, key=True),
+         text(near(r"persistent.?workers", r"\brepeated\w* creat\w*|\bre-?creat\w*|\bcreat\w* "
+                   r"(?:a )?new (?:data ?loader|loader|iterator)s? (?:each|every)", 200), 2.5,
+              key=True),
          text(r"(?i)\bmemory\b", 0.5)),
         "each epoch (or evaluation) creates a new DataLoader, iterator, Pool or Manager whose "
         "processes are never shut down (an old iterator is still referenced, a loader with "

@@ -1,0 +1,49 @@
+"""What the machine gives the workers: the CPUs they may run on, storage fast enough."""
+
+from __future__ import annotations
+
+from loadertune.explain.signature import Signature, near, text
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "worker_cpu_affinity", "the workers are confined to fewer CPUs than expected",
+        # workers inherit the affinity of the process that starts them; a library or a job
+        # launcher can narrow it, and every worker then shares those cores
+        (text(near(r"sched_(?:get|set)affinity|\b(?:cpu|core) affinity|\baffinity\b|\btaskset\b"
+                   r"|--cpu[-_]bind|cpus[-_]per[-_]task", r"\bworkers?\b|data ?loader", 300), 3,
+              key=True),
+         text(near(r"\b(?:all|every|the)\s+(?:\w+\s+)?workers?\b", r"\b(?:same|one|single|a "
+                   r"few)\s+(?:cpu|core)s?\b", 80), 2, key=True),
+         text(r"(?i)\bslurm\b|\bsrun\b|\bnumactl\b|OMP_PROC_BIND|KMP_AFFINITY|GOMP_CPU_AFFINITY",
+              0.5)),
+        "each worker inherits the CPU affinity of the process that starts it; a library "
+        "(an OpenMP runtime, a conda-forge build), numactl/taskset or a job launcher (Slurm's "
+        "srun, --cpu-bind) narrowed it, so all the workers share one or a few cores however "
+        "many num_workers asks for",
+        "`loadertune doctor --probe cores` for the main process, and "
+        "print(len(os.sched_getaffinity(0))) in worker_init_fn: fewer CPUs in the workers",
+        "give the workers the job's cores back in worker_init_fn (os.sched_setaffinity(0, "
+        "cores)); with Slurm request --cpus-per-task for the workers and check srun's "
+        "--cpu-bind; unset OMP_PROC_BIND / KMP_AFFINITY",
+        priority=70, probes=("cores",)),
+    Signature(
+        "slow_storage", "the storage cannot deliver data as fast as training uses it",
+        (text(near(r"\bHDDs?\b|\bhard ?(?:dis[kc]|drive)s?\b|spinning|\bNFS\b|\blustre\b|\bgpfs\b"
+                   r"|network (?:file ?system|storage|drive|dis[kc])|\bslow (?:dis[kc]|storage"
+                   r"|drive)|mechanical (?:dis[kc]|drive)", r"\bslow\w*|\bit/s\b|bottleneck"
+                   r"|gpu[- ]?(?:util\w*|usage)|\bidle\b|\bspeed\b|throughput|\bbatch(?:es)? per",
+                   250), 2.5, key=True),
+         text(r"(?i)\b(?:i/?o|disk|storage)[- ](?:bound|bottleneck|limited|wait)\b|\biowait\b", 2,
+              key=True),
+         text(r"(?i)\bSSD\b|\bNVMe\b|local (?:disk|drive|storage)", 0.5)),
+        "batches wait for storage: the disk or network file system delivers fewer bytes (or "
+        "random reads) per second than training consumes (a hard disk seeking between many "
+        "small files, NFS/Lustre/S3 latency); more workers help only until the storage is "
+        "saturated",
+        "`loadertune doctor --probe storage DATA_DIR` (read speed and kind of device of the "
+        "dataset's files)",
+        "copy the data to a local SSD/NVMe or RAM, pack small files into shards read "
+        "sequentially (webdataset, LMDB), cache decoded samples; then tune num_workers and "
+        "prefetch_factor",
+        priority=65, probes=("storage",)),
+)
