@@ -26,11 +26,21 @@ def read_entry(path: Path) -> tuple[dict[str, str], str]:
 
 
 SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
-          *(f"blind{n}" for n in range(1, 34)))
+          *(f"blind{n}" for n in range(1, 36)))
 CORPUS_CAUSES = {read_entry(path)[0]["cause"] for path in FILES}
 # a blind batch is scored once with the frozen matcher and committed before any fix: its
 # misses are recorded here (strict xfail) and removed by the commit that fixes them
-RECORDED_MISSES: set[str] = set()  # blind30-33 misses fixed after scoring (see README)
+RECORDED_MISSES: set[str] = {  # blind34- scored once at 03c2c32
+    "1130-transfuser-slow-loading-many-files-io",
+    "1131-cross-modal-center-loss-stuck-while-loop",
+    "1134-sd-scripts-stuck-epoch-stderr-pipe-full",
+    "1135-meanvc2-unbound-collate-fn-missing-batch",
+    "1136-hf-trainer-iterable-cycle-cpu-oom",
+    "1137-pytorch-import-torch-workers-single-core",
+    "1138-360-llama-factory-sp-same-order-every-epoch",
+    "1139-pytorch-eval-loader-changes-seed-state",
+    "1140-pytorch-windows-workers-50x-slower",
+}
 # an "unmatched:" header names a text whose established cause is not in the text at all (it
 # came from an answer or another thread); it stays a recorded miss rather than a fitted rule
 UNMATCHED = {path.stem: read_entry(path)[0]["unmatched"] for path in FILES
@@ -57,7 +67,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
     entries = [(path, *read_entry(path)) for path in FILES]
     for path, fields, body in entries:
         assert fields["source"].startswith(("https://", "http://")), path.name
-        assert fields["cause"] in ids, path.name
+        assert fields["cause"] in ids or fields["cause"] == "new", path.name  # until fixed
         assert fields["why"].strip(), path.name
         assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name
