@@ -16,6 +16,10 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|set to|of)?\s*(?:0|zero)\b|\b(?:number of )?workers (?:is |was )?(?:set to )?"
                    r"(?:0|zero)\b|not using multi-?processing|without (?:multi-?processing"
                    r"|workers)", 150), 3, key=True),
+         # prefetch_factor given while num_workers stays 0 (the default)
+         text(near(r"prefetch_factor", r"num_?workers\s*(?:=|==|is|of)?\s*(?:0|zero)\b|default "
+                   r"(?:\w+\.)?num_?workers|without (?:any )?workers|\bno workers", 100), 2.5,
+              key=True),
          text(r"num_workers option should be non-negative", 4, key=True),
          text(r"timeout option should be non-negative", 4, key=True),
          # timeout with num_workers=0: the single-process iterator's own assert

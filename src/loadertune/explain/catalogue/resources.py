@@ -12,8 +12,9 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(near(r"sched_(?:get|set)affinity|\b(?:cpu|core) affinity|\baffinity\b|\btaskset\b"
                    r"|--cpu[-_]bind|cpus[-_]per[-_]task", r"\bworkers?\b|data ?loader", 300), 3,
               key=True),
-         text(near(r"\b(?:all|every|the)\s+(?:\w+\s+)?workers?\b", r"\b(?:same|one|single|a "
-                   r"few)\s+(?:cpu|core)s?\b", 80), 2, key=True),
+         text(near(r"\bworkers?\b|\bprocess(?:es)?\b", r"\b(?:the same|one|a single|single|a few)"
+                   r"\s+(?:cpu\s+)?cores?\b|\bsingle[- ]core\b|\bonly (?:one|a single|1) "
+                   r"(?:cpu|core)\b", 100), 2.5, key=True),
          text(r"(?i)\bslurm\b|\bsrun\b|\bnumactl\b|OMP_PROC_BIND|KMP_AFFINITY|GOMP_CPU_AFFINITY",
               0.5)),
         "each worker inherits the CPU affinity of the process that starts it; a library "
@@ -35,6 +36,10 @@ SIGNATURES: tuple[Signature, ...] = (
                    250), 2.5, key=True),
          text(r"(?i)\b(?:i/?o|disk|storage)[- ](?:bound|bottleneck|limited|wait)\b|\biowait\b", 2,
               key=True),
+         # loading is slow while the CPUs idle: the workers wait on reads, not on work
+         text(near(r"\b(?:cpus?|cores)\b[^.\n]{0,30}\b(?:idle|not (?:fully )?(?:used|utili[sz]ed)|"
+                   r"underutili[sz]ed)\b|\b(?:lot of|plenty of|much) (?:cpu|core)s? idle",
+                   r"\bslow\w*|\bgpu\b", 200), 2.5, key=True),
          text(r"(?i)\bSSD\b|\bNVMe\b|local (?:disk|drive|storage)", 0.5)),
         "batches wait for storage: the disk or network file system delivers fewer bytes (or "
         "random reads) per second than training consumes (a hard disk seeking between many "

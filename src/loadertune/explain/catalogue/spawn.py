@@ -80,6 +80,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(PICKLE_WARNING, 2.5, key=True),
          # a PicklingError whose message is cut: lambdas and local functions are most of them
          exc(r"^(?:_pickle\.)?PicklingError\b", 1.5, key=True),
+         # "causes an AttributeError when 'spawn' is used" (Can't pickle local object ...)
+         text(near(r"\bAttributeError\b", r"\bspawn\b", 150), 1.5, key=True),
          text(near(r"\b(?:nested|inner|local) (?:function|class|lambda|def)\b",
                    r"num_?workers|\bspawn\w*|\bworkers?\b", 200), 2, key=True),
          # told in words: a function that is not top-level cannot be pickled

@@ -9,14 +9,17 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "persistent_workers_stale_state", "persistent workers never see the dataset change",
         # set_epoch, a curriculum or any attribute set in the main process after the start
-        (text(near(r"persistent.?workers", r"\bset_\w*epoch\w*|\bignored\b|\bstale\b|out of sync|"
+        (text(near(r"persistent.?workers?", r"\bset_\w*epoch\w*|\bignored\b|\bstale\b|out of sync|"
                    r"(?:always|still|stays?|remains?)\s+(?:\S+\s+){0,6}(?:the same|equal to|at) "
                    r"(?:the |its )?(?:initial\w*|first|original|old)|\bchange (?:the )?workers?'?s?"
-                   r"'? (?:\w+ )?attribute|"
-                   r"\bnot (?:be )?(?:propagat\w*|reflected|updated|synced|seen|passed)|\bnever "
+                   r"'? (?:\w+ )?attribute|\b(?:not|never) observ\w*|\bdo ?n'?t see\b"
+                   r"|epoch\s*==\s*0\b|\bnot (?:be )?(?:propagat\w*|reflected|updated|synced|seen"
+                   r"|passed)|\bnever "
                    r"(?:propagat\w*|reach\w*|updated|seen)|\bold (?:value|state|copy|epoch)",
                    200), 3, key=True),
          text(near(r"\bset_\w*epoch\w*", r"\bworkers?\b", 200), 1),
+         text(near(r"persistent.?workers", r"\bsame (?:\w+ ){0,2}(?:samples?|data|order|batches)\b"
+                   r"[^.\n]{0,40}\b(?:every|each|across) epochs?", 200), 2, key=True),
          text(r"(?i)persistent_workers\s*=\s*True", 0.5)),
         "with persistent_workers=True each worker keeps the copy of the dataset it received "
         "when the loader first started; whatever the main process changes on its dataset "
@@ -35,8 +38,9 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(near(r"\bseed\b`?", r"\b(?:never|not|n't)\s+(?:\w+\s+)?(?:reach\w*|propagat\w*|"
                    r"passed|appl\w*|take effect|used)|\bno matter (?:what|which)|\bregardless of"
                    r"|\bwhatever (?:the )?(?:value of )?`?seed", 150), 2, key=True),
-         text(near(r"\b(?:same|identical)\b", r"\b(?:every|each|all|across|between|different)"
-                   r"\s+(?:\w+\s+)?runs?\b|\bevery (?:value of )?`?seed", 120), 1.5, key=True),
+         text(near(r"\b(?:same|identical)\b", r"\b(?:every|each|across|between|different|two|"
+                   r"several)\s+(?:\w+\s+)?runs?\b|\ball (?:the |my )?runs\b"
+                   r"|\bevery (?:value of )?`?seed", 120), 1.5, key=True),
          text(r"(?i)generator\.manual_seed\(\s*\d{3,}|torch\.Generator\(\)\.manual_seed\(\s*\d",
               1.5),
          text(r"(?i)\bworkers?\b|num_workers", 0.5)),
@@ -55,6 +59,8 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(r"(?i)the same ordering will be always used|\bsame (?:order\w*|shuffl\w*|"
               r"permutation|sequence)\s+(?:\w+\s+){0,3}(?:every|each|all) epochs?", 2.5, key=True),
+         text(near(r"\bnot (?:\w+\s+)?(?:re-?)?shuffled|\bsame order\w*|\bno (?:re-?)?shuffl\w*",
+                   r"\b(?:each|every|per)[- ]epoch|\bacross epochs\b", 80), 2, key=True),
          text(r"(?i)DistributedSampler", 1)),
         "DistributedSampler seeds its shuffle with seed + epoch, and the epoch only changes "
         "when set_epoch(epoch) is called: without that call every epoch visits the data in "
@@ -69,6 +75,9 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"\b(?:another|second|extra|additional|other) (?:data ?loader|loader|iterator)"
                    r"|\bcreat\w* (?:an? )?(?:new |another )?(?:data ?loader|iterator)"
                    r"|data ?loaders? (?:will )?affect\w*", 250), 2.5, key=True),
+         text(near(r"\biterat\w* (?:over )?(?:an? |the )?(?:\w+ )?(?:data ?loader|loader)",
+                   r"\bchang\w* (?:the )?(?:seed|random|rng)\w*|\bdifferent results?\b", 150), 2.5,
+              key=True),
          text(r"(?i)\brandom (?:state|mechanism|numbers?|stream)|\bRNG\b", 0.5)),
         "each time a loader iterator starts (iter(loader), each epoch, a sanity check) it "
         "draws its base seed, and a RandomSampler its permutation, from the global torch "

@@ -26,6 +26,12 @@ SIGNATURES: tuple[Signature, ...] = (
                    120), 2, key=True),
          text(r"(?i)\b(?:pause|gap|delay|wait\w*|idle|stall\w*|lag)\s+between\s+(?:\w+\s+){0,2}"
               r"epochs\b", 2, key=True),
+         text(near(r"\b(?:before|start of) (?:the )?(?:training|validation|evaluation|eval)\b",
+                   r"\btakes? (?:a )?(?:long|very long|long long|several minutes|minutes|ages)\b"
+                   r"|\blong (?:wait|time|pause)", 80), 2, key=True),
+         # spawn on Windows/macOS: every pass over the loader starts its workers anew
+         text(near(r"\bwindows\b|\bmac ?os\b", r"num_?workers\s*(?:>|>=|=)\s*\d+[^.\n]{0,40}"
+                   r"\b(?:slow\w*|\d+ ?(?:x|times) slower)", 150), 2, key=True),
          text(r"(?i)persistent_workers", 1),
          # the fix told as a speed-up ("persistent_workers=True ... speed up ... second epoch")
          text(near(r"persistent.?workers", r"\bspeed\w*|\bfaster\b|\bslow\w*|\boverhead\b"
@@ -41,7 +47,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "DataLoader(persistent_workers=True) and create the iterator once; fewer workers when "
         "each start is expensive (a large dataset pickled under spawn)",
         priority=45, context=(text(r"(?i)worker|load(?:er|ing)|multiprocess|\bfork|\bspawn"
-                                   r"|\bbetween (?:\w+ ){0,2}epochs"),)),
+                                   r"|\bbetween (?:\w+ ){0,2}epochs|\bbefore (?:the )?(?:training"
+                                   r"|validation)"),)),
     Signature(
         "too_few_workers", "the loader cannot keep up: too few workers (or none)",
         # the steps wait for data every few batches: the prefetched batches ran out
