@@ -43,9 +43,11 @@ class Signal:
     min_count: int = 1
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
     folded: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    ignores_case: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "compiled", re.compile(self.pattern))
+        object.__setattr__(self, "ignores_case", bool(self.compiled.flags & re.IGNORECASE))
         # the message retyped in another case (a title, a forum post): weaker evidence
         object.__setattr__(self, "folded", re.compile(self.pattern, re.IGNORECASE))
 
