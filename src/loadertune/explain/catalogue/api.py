@@ -21,6 +21,8 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"(?:\w+\.)?num_?workers|without (?:any )?workers|\bno workers", 100), 2.5,
               key=True),
          text(r"num_workers option should be non-negative", 4, key=True),
+         # an option reassigned on a DataLoader already built
+         text(r"\w+ attribute should not be set after DataLoader is initialized", 4, key=True),
          text(r"timeout option should be non-negative", 4, key=True),
          # timeout with num_workers=0: the single-process iterator's own assert
          text(r"assert self\._timeout == 0", 4, key=True),
@@ -32,7 +34,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "the DataLoader refuses a combination of options: prefetch_factor, persistent_workers "
         "and timeout only apply to worker processes (num_workers > 0); shuffle and sampler, "
         "batch_sampler and batch_size/shuffle/sampler/drop_last exclude each other; an "
-        "IterableDataset takes no sampler or shuffle",
+        "IterableDataset takes no sampler or shuffle; dataset, batch_size and sampler cannot be "
+        "reassigned on a DataLoader already built",
         "the DataLoader(...) call: the options the message names",
         "drop the option the message names (prefetch_factor=None when num_workers=0; shuffle "
         "inside the sampler; shard an IterableDataset yourself)",

@@ -82,6 +82,7 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(near(r"\blists?\b", r"\binstead of (?:a |one )?(?:single )?tensor|\bnot (?:a |one )?"
                    r"(?:single )?tensor", 80), 1.5, key=True),
+         text(near(r"\btranspos\w*", r"\bbatch\w*|collat\w*", 80), 2.5, key=True),
          # batch_size=1 over a list of strings: one 1-tuple per position
          text(r"\[\('[^'\n]*',\), \('[^'\n]*',\)", 2.5, key=True),
          text(r"(?i)default_collate|collate", 0.5)),

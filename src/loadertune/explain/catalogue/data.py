@@ -114,7 +114,7 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|\bgpus\b", 300), 1),
          # an IterableDataset whose ranks get different amounts: the short one stops early
          text(near(r"\b(?:unequal|uneven|imbalanced|different)\s+(?:\w+\s+){0,2}(?:data|lengths?"
-                   r"|sizes?|number of (?:batches|samples))", r"\branks?\b|\bgpus\b|\bddp\b"
+                   r"|sizes?|counts?|number of (?:batches|samples))", r"\branks?\b|\bgpus\b|\bddp\b"
                    r"|distributed", 200), 2.5, key=True),
          text(r"(?i)webdataset|\bwds\.|split_by_node|split_by_worker|nodesplitter", 1),
          text(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez\w*|empty|no data|zero (?:samples|"
@@ -127,7 +127,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "count the shards against world_size x num_workers",
         "at least world_size x num_workers shards of similar size (more is better), fewer "
         "workers, or equal-length epochs per rank (webdataset: resampled=True / with_epoch(n))",
-        priority=70, context=(text(r"(?i)shards?\b|iterable ?dataset"),),
+        priority=70, context=(text(r"(?i)shards?\b|iterable ?dataset|\bcollective\b"),),
         explains=("worker_hang", "too_many_workers")),
     Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",

@@ -106,6 +106,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "generator_device", "the sampler's generator is on the CPU, the default device is not",
         (text(r"Expected a '(?P<device>[\w:]+)' (?:device type for generator|generator "
               r"device) but found '[\w:]+'", 4, key=True),
+         # torch 0.4: the sampler's randperm made on the default (CUDA) device
+         text(r"randperm is only implemented for CPU", 3, key=True),
          text(r"(?i)set_default_(?:device|tensor_type)\(|torch\.cuda\.FloatTensor", 1),
          frame(r"sampler\.py in __iter__$", 1)),
         "torch.set_default_device('cuda') (or set_default_tensor_type with a CUDA type) makes "

@@ -86,6 +86,13 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Dataloader\(num_workers>0\) and ddp_spawn do not mix well", 3, key=True),
          # deprecations raised from torch's or a library's data path, not by the user's code
          text(r"TypedStorage is deprecated", 2.5, key=True),
+         # a forked worker drops the thread pool it inherited and says so
+         text(r"Leaking Caffe2 thread-?pool after fork", 3, key=True),
+         # the Lightning hint named and dismissed in words
+         text(near(r"\bnum_workers\b[\"'`]? warn\w*|\bwarn\w* (?:about )?(?:the )?[\"'`]?"
+                   r"num_workers",
+                   r"\bsilenc\w*|not worth worrying|\bsuppress\w*|\bharmless\b", 150), 2.5,
+              key=True),
          text(r"output with one or more elements was resized since it had shape", 2.5,
               key=True),
          # torch's own DataLoader code warning about an argument it passes itself

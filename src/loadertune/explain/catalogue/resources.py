@@ -36,10 +36,14 @@ SIGNATURES: tuple[Signature, ...] = (
                    250), 2.5, key=True),
          text(r"(?i)\b(?:i/?o|disk|storage)[- ](?:bound|bottleneck|limited|wait)\b|\biowait\b", 2,
               key=True),
+         # workers in uninterruptible sleep (state D) wait on the disk
+         text(r"(?i)\bD[ -]?(?:state|状态)|\buninterruptible (?:sleep|i/?o)\b", 2.5, key=True),
          # loading is slow while the CPUs idle: the workers wait on reads, not on work
          text(near(r"\b(?:cpus?|cores)\b[^.\n]{0,30}\b(?:idle|not (?:fully )?(?:used|utili[sz]ed)|"
-                   r"underutili[sz]ed)\b|\b(?:lot of|plenty of|much) (?:cpu|core)s? idle",
-                   r"\bslow\w*|\bgpu\b", 200), 2.5, key=True),
+                   r"underutili[sz]ed)\b|\b(?:lot of|plenty of|much) (?:cpu|core)s? idle|\blow "
+                   r"(?:\w+ )?utili[sz]ation (?:on|of) (?:my |the )?(?:cpus?|cores)\b"
+                   r"|\bonly \d+ (?:or \d+ )?(?:out )?of (?:my |the )?\d+ cores",
+                   r"\bslow\w*|\bgpu\b|\bdays\b|\bworkers?\b", 200), 2.5, key=True),
          text(r"(?i)\bSSD\b|\bNVMe\b|local (?:disk|drive|storage)", 0.5)),
         "batches wait for storage: the disk or network file system delivers fewer bytes (or "
         "random reads) per second than training consumes (a hard disk seeking between many "

@@ -214,6 +214,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Exiting due to exception: '__getstate__'|'__getstate__'", 1),
          exc(r"BrokenPipeError", 1, key=True),
          text(PICKLE_ERROR, -5),
+         text(r"pickle data was truncated", -2),  # the parent died mid-write: memory
          WINDOWS, NUM_WORKERS_ZERO_WORKS, WINDOWS_WITHOUT_WORKERS),
         "with spawn (always on Windows) the parent pickles the dataset, collate_fn and "
         "worker_init_fn for each worker; pickling failed in the parent, so the child read an "

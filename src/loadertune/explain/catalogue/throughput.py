@@ -67,7 +67,8 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"(?:batch|iteration|step)\b|\bsec\w* ?(?:/|per) ?(?:it|iter\w*|batch|step)\b"
                    r"|\bit/s\b|\btrain\w* (?:process|speed|time)\b", 150), 1.5, key=True),
          text(near(r"num_?workers\W{0,4}(?:=|is)?\s*0\b|(?:no|without|not set\w*|none of)"
-                   r"[^\n]{0,40}num_?workers", r"\bslow\w*|bottleneck|cpu usage|high cpu", 150),
+                   r"[^\n]{0,40}num_?workers", r"\bslow\w*|bottleneck|cpu usage|high cpu"
+                   r"|\bmuch faster|\bspeed\w* up\b", 150),
               1.5, key=True),
          # the GPU starved: the classic sign of a loader that cannot keep up
          text(near(r"\bgpu[- ]?(?:util\w*|usage|load)", r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b"

@@ -36,7 +36,9 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"\b|ram|memory)", 120), 2, key=True),
          text(r"(?i)memory (?:size|limit)|(?:insufficient|not enough|more|less) (?:RAM|memory)",
               0.5),
-         text(near(r"\bkilled\b", r"\bmemory\b|\bRAM\b", 80), 1.5, key=True)),
+         text(near(r"\bkilled\b", r"\bmemory\b|\bRAM\b", 80), 1.5, key=True),
+         # a spawned child reading the dataset from a parent killed while it wrote
+         text(r"UnpicklingError: pickle data was truncated", 3, key=True)),
         "the kernel's OOM killer (or a container's memory limit) killed a worker with "
         "SIGKILL: the workers together used more memory than available. Python-object "
         "datasets grow in every worker over an epoch (copy-on-read)",
