@@ -71,10 +71,14 @@ def test_memory_budget_below_one_worker_gives_zero_workers(tiny: TuneResult) -> 
 def test_a_step_that_dominates_saturates_the_consumer(store: Path) -> None:
     result = loadertune.tune_detailed(TINY, 64, step=sleepy_step, store=store, fresh=True)
     assert result.config.num_workers == 0
-    assert "saturated" in result.reason
+    # the step bounds the loop: the tuner sees the consumer saturated, or the worker trial
+    # measures no faster than 0 workers (which of these it reports depends on the run's noise)
+    bounded = ("saturated", "throughput dropped", "throughput plateaued")
+    assert any(word in result.reason for word in bounded), result.reason
     assert result.trials[0].step_s is not None and result.trials[0].step_s >= 0.015
     seconds = loadertune.tune_detailed(TINY, 64, step=0.02, store=False)
-    assert seconds.config.num_workers == 0 and "saturated" in seconds.reason
+    assert seconds.config.num_workers == 0
+    assert any(word in seconds.reason for word in bounded), seconds.reason
 
 
 def test_remote_storage_picks_more_workers_than_cores() -> None:

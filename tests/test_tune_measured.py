@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import loadertune
 from loadertune.machine import collect
+from loadertune.tuning.climb import CPU_ROOM
 from loadertune.workloads import mixed, tiny, worker_cache
 
 MiB = 2**20
@@ -59,12 +60,19 @@ def test_climbs_past_the_cores_while_the_trials_leave_them_idle() -> None:
     """Mixed items: mostly CPU work (the probe calls them CPU-bound), a third also wait, so
     as many workers as cores leave CPU time unused; the search must measure past them."""
     cpus = collect().usable_cpus
-    dataset = mixed(1_500, cpu_ms=1.0, wait_ms=6.0, wait_share=0.4)
+    dataset = mixed(1_500, cpu_ms=1.0, wait_ms=6.0, wait_share=0.6)
     result = loadertune.tune_detailed(dataset, 8, store=False, budget_s=150,
                                       max_workers=4 * round(cpus) + 4)
     at_cores = [t for t in result.trials if t.ok and t.config.num_workers == round(cpus)]
     beyond = [t for t in result.trials if t.config.num_workers > cpus]
-    if at_cores and at_cores[0].cpu_percent is not None:
-        idle = at_cores[0].cpu_percent < 0.85 * 100 * cpus
-        assert bool(beyond) == idle, [(t.config.label(), t.cpu_percent) for t in at_cores]
-    assert beyond, [t.config.label() for t in result.trials]
+    assert at_cores and at_cores[0].cpu_percent is not None, [t.config.label()
+                                                              for t in result.trials]
+    # past the cores when the trials at the cores left CPU time unused, not when they did not
+    # (how much the waits leave idle depends on the machine: the rule is checked, not the
+    # outcome; trials on both sides of the tuner's threshold decide nothing)
+    shares = [t.cpu_percent / (100 * cpus) for t in at_cores if t.cpu_percent is not None]
+    evidence = [(t.config.label(), t.cpu_percent) for t in at_cores]
+    if all(share < CPU_ROOM for share in shares):
+        assert beyond, evidence
+    elif all(share >= CPU_ROOM for share in shares):
+        assert not beyond, evidence
