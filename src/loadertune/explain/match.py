@@ -123,8 +123,7 @@ def _found(signal: Signal, parsed: Parsed) -> tuple[list[Hit], float]:
     for folded, flat, factor in LOOSE if loose else ():
         if len(hits) >= signal.min_count:
             break
-        if (folded and signal.ignores_case) or (
-                flat and parsed.flat == parsed.text):
+        if (folded and signal.ignores_case) or (flat and not parsed.joins_lines):
             continue  # the same search again: the pattern ignores case, or no line to join
         hits = _hits(signal, parsed, limit, folded, flat)
         weight = signal.weight * factor

@@ -86,6 +86,7 @@ class Parsed:
     text: str
     starts: tuple[int, ...]
     flat: str = ""  # text with each single line break a space (same offsets)
+    joins_lines: bool = False  # flat differs from text: a search across line breaks can add
 
     def line_at(self, offset: int) -> int:
         """Index of the line holding character ``offset`` of ``text``."""
@@ -233,6 +234,7 @@ def normalize(raw: str) -> Parsed:
     for line in lines:
         starts.append(offset)
         offset += len(line) + 1
+    flat = SINGLE_BREAK.sub(" ", text)
     return Parsed(tuple(lines), tuple(origin), tuple(frames), tuple(exceptions),
                   _ignored_lines(lines), text, tuple(starts),
-                  SINGLE_BREAK.sub(" ", text))
+                  flat, flat != text)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from loadertune.explain.signature import Signature, near, text
 
+# how long workers take to start: measured with and without persistent workers
+TIME_TO_FIRST_BATCH = ("`loadertune bench DATASET --persistent both` (time to first batch, "
+                       "with and without)")
 # the GPU waiting for data, in words ("GPU idle time is twice the active time")
 GPU_WAITS = r"(?i)\bgpu (?:is |sits |stays )?(?:idle|waiting|starv\w*)|\bgpu idle time\b"
 
@@ -43,7 +46,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "epoch, each iter(loader)) shuts its workers down and starts num_workers new ones, and "
         "under spawn pickles the dataset to each again; with several ranks on one machine that "
         "is ranks x workers process starts per epoch, time not spent loading",
-        "`loadertune bench DATASET --persistent both` (time to first batch, with and without)",
+        TIME_TO_FIRST_BATCH,
         "DataLoader(persistent_workers=True) and create the iterator once; fewer workers when "
         "each start is expensive (a large dataset pickled under spawn)",
         priority=45, context=(text(r"(?i)worker|load(?:er|ing)|multiprocess|\bfork|\bspawn"
@@ -107,7 +110,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "interpreter: it imports the main module and all it imports (torch, model code, heavy "
         "libraries) and unpickles the dataset before its first batch, seconds per worker, "
         "paid again every epoch without persistent workers",
-        "`loadertune bench DATASET --persistent both` (time to first batch, with and without)",
+        TIME_TO_FIRST_BATCH,
         "persistent_workers=True; multiprocessing.set_forkserver_preload([...]) with the heavy "
         "modules so the forkserver imports them once; keep heavy imports and set-up out of "
         "module level of the main script; fork where it is safe",
