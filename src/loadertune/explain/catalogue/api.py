@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from loadertune.explain.catalogue.common import PERSISTENT
 from loadertune.explain.signature import Signature, near, text
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -12,7 +13,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"persistent_workers option needs num_workers > 0", 4, key=True),
          # the same told in words (a fix's title): persistent workers without any workers
          # ("num_workers > 0" is not "num_workers 0")
-         text(near(r"persistent.?workers", r"num_?workers(?![^\n]{0,3}[<>])\W{0,3}(?:=|==|is|was"
+         text(near(PERSISTENT, r"num_?workers(?![^\n]{0,3}[<>])\W{0,3}(?:=|==|is|was"
                    r"|set to|of)?\s*(?:0|zero)\b|\b(?:number of )?workers (?:is |was )?(?:set to )?"
                    r"(?:0|zero)\b|not using multi-?processing|without (?:multi-?processing"
                    r"|workers)", 150), 3, key=True),

@@ -1,4 +1,4 @@
-"""Signals and texts several themes share."""
+"""Signals, regex fragments and texts several themes share: one place for each word."""
 
 from __future__ import annotations
 
@@ -19,3 +19,20 @@ NUM_WORKERS_ZERO_WORKS = text(r"(?i)num_?workers?\W{0,4}(?:=|to|as|改为|改成
                               r"(?:0|zero)\b[^\n]{0,80}(?:works?|fine|solv|fix|disappear"
                               r"|no error|正常|不再|解决|解決|問題なく|動)", 0.5)
 WORKERS_CONTEXT = (text(r"(?i)worker|num_workers|dataloader|multiprocess|\bfork"),)
+
+# fragments for `near` and other patterns (no flags: `near` sets them)
+PERSISTENT = r"persistent.?workers?"
+A_LOADER = r"(?:data ?loader|loader|iterator)"
+# the platforms whose default start method is spawn
+SPAWN_PLATFORMS = r"\bwindows\b|\bwin(?:7|10|11|32)\b|\bmac ?os\b|\bosx\b|\bdarwin\b"
+# the GPU waiting for data, in words ("GPU idle time is twice the active time")
+GPU_WAITS = r"\bgpu (?:is |sits |stays )?(?:idle|waiting|starv\w*)|\bgpu idle time\b"
+GPU_USE = r"\bgpu[- ]?(?:util\w*|usage|load)"
+
+# A text given to a DataLoader tool is about loading unless it names nothing of it: the one
+# guard of the causes told in words (a hang, a slowdown, repeated samples, growing memory),
+# so that a report that says "training" or "epoch" instead of "DataLoader" still counts.
+ABOUT_LOADING = (text(r"(?i)worker|data ?loader|\bloader\b|\bloading\b|dataset|torch/utils/data"
+                      r"|get_?item|multiprocess|\bfork|\bspawn|augment|shuffl|\bsampler\b"
+                      r"|collate|\bbatch|\bepochs?\b|\bsteps?\b|\btrain(?:ing|\w*\.py)\b"
+                      r"|annotations?\b|data ?prep|" + GPU_USE + "|" + GPU_WAITS),)

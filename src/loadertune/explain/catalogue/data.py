@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKERS_CONTEXT
+from loadertune.explain.catalogue.common import ABOUT_LOADING, NUM_WORKERS_ZERO_WORKS
 from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 HANDLE_LIBS = (r"(?:lmdb|h5py|hdf5|pytables|HDF5ExtError|\.h5\b|zipfile|tarfile|sqlite"
@@ -102,7 +102,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "print np.random.rand() in __getitem__ with num_workers=2: the workers print the same",
         "seed per worker: worker_init_fn=lambda i: np.random.seed(torch.initial_seed() % "
         "2**32), or use torch's RNG / np.random.default_rng created inside the worker",
-        priority=65, context=(*WORKERS_CONTEXT, text(r"(?i)augment\w*|\bmask\w*"))),
+        priority=65, context=ABOUT_LOADING),
     Signature(
         "too_few_shards", "fewer data shards than ranks x workers",
         (text(r"max is dataset\.n(?:um)?_shards=\d+", 4, key=True),
@@ -153,8 +153,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "Python-object lists",
         "store the data in numpy arrays, Arrow or torch tensors (one buffer, no per-item "
         "refcounts), or keep only file paths/offsets in the dataset",
-        # a large annotation list is the usual dataset of this failure, workers unnamed
-        priority=60, context=(*WORKERS_CONTEXT, text(r"(?i)\bannotations?\b")),
+        priority=60, context=ABOUT_LOADING,
         probes=("memory",)),
     Signature(
         "shared_file_handle", "a file handle opened in __init__ is shared by the workers",
@@ -184,7 +183,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "holds)",
         "store only the path (or the connection's address) in __init__ and open the file or "
         "connection lazily in each worker (first __getitem__ or worker_init_fn)",
-        priority=75, context=WORKERS_CONTEXT, min_score=2.5,
+        priority=75, context=ABOUT_LOADING, min_score=2.5,
         explains=("worker_segfault", "worker_exited")),
     Signature(
         "hdf5_file_lock", "several processes collide on an HDF5 file's lock",
@@ -221,7 +220,6 @@ SIGNATURES: tuple[Signature, ...] = (
         "load one item with num_workers=0 and print the exception the retry swallows",
         "fix the data path / the failing read; retry in a bounded loop that re-raises after "
         "a few attempts instead of recursing",
-        priority=70,
-        context=(text(r"(?i)__getitem__|dataset|dataloader|torch/utils/data|get_?item"),),
+        priority=70, context=ABOUT_LOADING,
         explains=("worker_exited", "worker_segfault")),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from loadertune.explain.catalogue.common import GPU_USE
 from loadertune.explain.signature import Signature, near, text
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -31,8 +32,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "slow_storage", "the storage cannot deliver data as fast as training uses it",
         (text(near(r"\bHDDs?\b|\bhard ?(?:dis[kc]|drive)s?\b|spinning|\bNFS\b|\blustre\b|\bgpfs\b"
                    r"|network (?:file ?system|storage|drive|dis[kc])|\bslow (?:dis[kc]|storage"
-                   r"|drive)|mechanical (?:dis[kc]|drive)", r"\bslow\w*|\bit/s\b|bottleneck"
-                   r"|gpu[- ]?(?:util\w*|usage)|\bidle\b|\bspeed\b|throughput|\bbatch(?:es)? per",
+                   r"|drive)|mechanical (?:dis[kc]|drive)", r"\bslow\w*|\bit/s\b|bottleneck|"
+                   + GPU_USE + r"|\bidle\b|\bspeed\b|throughput|\bbatch(?:es)? per",
                    250), 2.5, key=True),
          text(r"(?i)\b(?:i/?o|disk|storage)[- ](?:bound|bottleneck|limited|wait)\b|\biowait\b", 2,
               key=True),

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WINDOWS
+from loadertune.explain.catalogue.common import (
+    NUM_WORKERS_ZERO_WORKS,
+    SPAWN_PLATFORMS,
+    WINDOWS,
+)
 from loadertune.explain.signature import Signature, exc, frame, near, phrase, text
 
 PICKLE_ERROR = (r"(?i)can'?t pickle|cannot (?:be )?pickle|can'?t get (?:local object|attribute)"
@@ -48,7 +52,7 @@ SIGNATURES: tuple[Signature, ...] = (
               r"__main__|\b(?:no|missing|without)\s+(?:a\s+|the\s+)?main guard", 3, key=True),
          text(r"(?i)\bforkserver\b", 0.5),
          # a run that hangs on Windows or macOS (spawn): most often no main guard
-         text(near(r"\bwindows\b|\bwin(?:7|10|11|32)\b|\bmac ?os\b|\bosx\b|\bdarwin\b",
+         text(near(SPAWN_PLATFORMS,
                    r"\bstuck\b|\bhangs?\b|\bhanging\b|\bhung\b|\bfreez\w*|\bfrozen\b", 200), 2,
               key=True),
          # a notebook is never re-imported: its spawn failure is a class workers cannot find

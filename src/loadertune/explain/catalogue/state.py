@@ -3,13 +3,14 @@ the random state the loader and its sampler draw from."""
 
 from __future__ import annotations
 
+from loadertune.explain.catalogue.common import A_LOADER, ABOUT_LOADING, PERSISTENT
 from loadertune.explain.signature import Signature, near, text
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "persistent_workers_stale_state", "persistent workers never see the dataset change",
         # set_epoch, a curriculum or any attribute set in the main process after the start
-        (text(near(r"persistent.?workers?", r"\bset_\w*epoch\w*|\bignored\b|\bstale\b|out of sync|"
+        (text(near(PERSISTENT, r"\bset_\w*epoch\w*|\bignored\b|\bstale\b|out of sync|"
                    r"(?:always|still|stays?|remains?)\s+(?:\S+\s+){0,6}(?:the same|equal to|at) "
                    r"(?:the |its )?(?:initial\w*|first|original|old)|\bchange (?:the )?workers?'?s?"
                    r"'? (?:\w+ )?attribute|\b(?:not|never) observ\w*|\bdo ?n'?t see\b"
@@ -18,7 +19,7 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"(?:propagat\w*|reach\w*|updated|seen)|\bold (?:value|state|copy|epoch)",
                    200), 3, key=True),
          text(near(r"\bset_\w*epoch\w*", r"\bworkers?\b", 200), 1),
-         text(near(r"persistent.?workers", r"\bsame (?:\w+ ){0,2}(?:samples?|data|order|batches)\b"
+         text(near(PERSISTENT, r"\bsame (?:\w+ ){0,2}(?:samples?|data|order|batches)\b"
                    r"[^.\n]{0,40}\b(?:every|each|across) epochs?", 200), 2, key=True),
          text(r"(?i)persistent_workers\s*=\s*True", 0.5)),
         "with persistent_workers=True each worker keeps the copy of the dataset it received "
@@ -52,7 +53,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "seed the DataLoader's generator from the run's seed "
         "(generator=torch.Generator().manual_seed(seed)), and seed numpy per worker from "
         "torch.initial_seed() in worker_init_fn",
-        priority=60, context=(text(r"(?i)worker|data ?loader|augment\w*|shuffl\w*"),)),
+        priority=60, context=ABOUT_LOADING),
     Signature(
         "sampler_set_epoch_missing", "DistributedSampler shuffles the same way every epoch",
         (text(near(r"\bset_epoch\b", r"DistributedSampler|\bdistributed\b|\bddp\b", 300), 2.5,
@@ -72,7 +73,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "iterator_consumes_rng", "each new loader iterator moves the global random state",
         (text(near(r"(?:fixed|same|set|manual) seed|\breproduc\w*|manual_seed",
-                   r"\b(?:another|second|extra|additional|other) (?:data ?loader|loader|iterator)"
+                   r"\b(?:another|second|extra|additional|other) " + A_LOADER +
                    r"|\bcreat\w* (?:an? )?(?:new |another )?(?:data ?loader|iterator)"
                    r"|data ?loaders? (?:will )?affect\w*", 250), 2.5, key=True),
          text(near(r"\biterat\w* (?:over )?(?:an? |the )?(?:\w+ )?(?:data ?loader|loader)",

@@ -3,13 +3,18 @@ per-sample overhead, snapshots."""
 
 from __future__ import annotations
 
+from loadertune.explain.catalogue.common import (
+    ABOUT_LOADING,
+    GPU_USE,
+    GPU_WAITS,
+    PERSISTENT,
+    SPAWN_PLATFORMS,
+)
 from loadertune.explain.signature import Signature, near, text
 
 # how long workers take to start: measured with and without persistent workers
 TIME_TO_FIRST_BATCH = ("`loadertune bench DATASET --persistent both` (time to first batch, "
                        "with and without)")
-# the GPU waiting for data, in words ("GPU idle time is twice the active time")
-GPU_WAITS = r"(?i)\bgpu (?:is |sits |stays )?(?:idle|waiting|starv\w*)|\bgpu idle time\b"
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -33,11 +38,11 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"\btakes? (?:a )?(?:long|very long|long long|several minutes|minutes|ages)\b"
                    r"|\blong (?:wait|time|pause)", 80), 2, key=True),
          # spawn on Windows/macOS: every pass over the loader starts its workers anew
-         text(near(r"\bwindows\b|\bmac ?os\b", r"num_?workers\s*(?:>|>=|=)\s*\d+[^.\n]{0,40}"
+         text(near(SPAWN_PLATFORMS, r"num_?workers\s*(?:>|>=|=)\s*\d+[^.\n]{0,40}"
                    r"\b(?:slow\w*|\d+ ?(?:x|times) slower)", 150), 2, key=True),
          text(r"(?i)persistent_workers", 1),
          # the fix told as a speed-up ("persistent_workers=True ... speed up ... second epoch")
-         text(near(r"persistent.?workers", r"\bspeed\w*|\bfaster\b|\bslow\w*|\boverhead\b"
+         text(near(PERSISTENT, r"\bspeed\w*|\bfaster\b|\bslow\w*|\boverhead\b"
                    r"|\b(?:second|next|each|every) epoch", 150), 2, key=True),
          text(r"(?i)\bmp\.spawn\b|\bspawn\b|\bforkserver\b", 0.5),
          # evidence for other causes: memory that grows, samples that repeat
@@ -49,9 +54,7 @@ SIGNATURES: tuple[Signature, ...] = (
         TIME_TO_FIRST_BATCH,
         "DataLoader(persistent_workers=True) and create the iterator once; fewer workers when "
         "each start is expensive (a large dataset pickled under spawn)",
-        priority=45, context=(text(r"(?i)worker|load(?:er|ing)|multiprocess|\bfork|\bspawn"
-                                   r"|\bbetween (?:\w+ ){0,2}epochs|\bbefore (?:the )?(?:training"
-                                   r"|validation)"),)),
+        priority=45, context=ABOUT_LOADING),
     Signature(
         "too_few_workers", "the loader cannot keep up: too few workers (or none)",
         # the steps wait for data every few batches: the prefetched batches ran out
@@ -74,9 +77,9 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|\bmuch faster|\bspeed\w* up\b", 150),
               1.5, key=True),
          # the GPU starved: the classic sign of a loader that cannot keep up
-         text(near(r"\bgpu[- ]?(?:util\w*|usage|load)", r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b"
+         text(near(GPU_USE, r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b"
                    r"|\b0 ?%", 60), 2, key=True),
-         text(GPU_WAITS, 2, key=True),
+         text("(?i)" + GPU_WAITS, 2, key=True),
          text(r"\bsem_timedwait\b|\b_try_get_data\b", 0.5),
          # on-the-fly processing (augmentation, resampling, decoding) made training long
          text(near(r"\bspeed[- ]?perturb\w*|\baugment\w*|on[- ]the[- ]fly|\bresampl\w*|\bdecod\w*",
@@ -93,8 +96,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "for data; `loadertune tune DATASET` measures the worker counts",
         "raise num_workers (and prefetch_factor) to what `loadertune tune` measures; keep "
         "heavy work out of the main process",
-        priority=40, context=(text(r"(?i)worker|load(?:er|ing)|data ?prep|\bstep|\bbatch"
-                                   r"|\bgpu[- ]?util|\btrain\w* (?:time|speed)"), text(GPU_WAITS))),
+        priority=40, context=ABOUT_LOADING),
     Signature(
         "slow_worker_start", "each worker takes seconds to start",
         # spawn/forkserver: a fresh interpreter per worker imports the main module's world
@@ -114,7 +116,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "persistent_workers=True; multiprocessing.set_forkserver_preload([...]) with the heavy "
         "modules so the forkserver imports them once; keep heavy imports and set-up out of "
         "module level of the main script; fork where it is safe",
-        priority=55, context=(text(r"(?i)worker|data ?loader"),)),
+        priority=55, context=ABOUT_LOADING),
     Signature(
         "per_sample_overhead", "small samples fetched and collated one at a time",
         # the loader calls __getitem__ per index and collates: for tiny rows that is the cost

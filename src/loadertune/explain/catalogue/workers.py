@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import NUM_WORKERS_ZERO_WORKS, WORKER_SIGNAL
+from loadertune.explain.catalogue.common import (
+    A_LOADER,
+    ABOUT_LOADING,
+    NUM_WORKERS_ZERO_WORKS,
+    PERSISTENT,
+    WORKER_SIGNAL,
+)
 from loadertune.explain.signature import Signature, exc, frame, near, phrase, text
 
 WORKERS_CONTEXT_FORK = (
     # a training run's own frames count: its loaders fork the workers as it starts
     text(r"(?i)worker|num_workers|dataloader|popen_fork|os\.fork|\btrain\w*\.py\b"),
-)
-DATALOADER_CONTEXT = (
-    frame(r"torch/utils/data/"), text(r"DataLoader worker|_worker_loop|DataLoaderIter"),
-    text(r"(?i)\bnum_?workers?\b|\bdataloader\b"),
 )
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -130,8 +132,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "'forkserver', call cv2.setNumThreads(0) and torch.set_num_threads(1) in "
         "worker_init_fn, and set DataLoader(timeout=...) to fail instead of hang",
         # a training run that stops is most often its loader's workers
-        priority=55, probes=("threads",),
-        context=(*DATALOADER_CONTEXT, text(r"(?i)\btrain(?:ing|\w*\.py)\b|\bepochs?\b"))),
+        priority=55, probes=("threads",), context=ABOUT_LOADING),
     Signature(
         "too_many_workers", "more workers than the CPUs allow",
         (text(r"This DataLoader will create (?P<workers>\d+) worker process\s?es in total", 3,
@@ -193,8 +194,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "rerun with num_workers=0: the same error is raised directly, with a plain traceback",
         "fix the error shown in the original traceback (often a bad file, index or shape)",
         detail="{exception} in worker {worker}", priority=10,
-        context=(text(r"(?i)data ?loader|num_?workers|torch/utils/data|\bworker|dataset"
-                      r"|__getitem__|fsspec|\btrain\w*\.py"),)),
+        context=ABOUT_LOADING),
     Signature(
         "workers_pile_up", "worker processes pile up epoch after epoch",
         # each epoch's loader (or pool, or manager) starts processes that never end
@@ -212,8 +212,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\b(?:creat|spawn|start|launch)\w*\s+(?:\w+\s+){0,3}process\w*",
                    r"\b(?:memory|ram)\b[^.\n]{0,30}\b(?:is out|runs? out|ran out|full|exhaust\w*)"
                    r"|\bout of memory\b", 250), 2, key=True),
-         text(near(r"persistent.?workers", r"\brepeated\w* creat\w*|\bre-?creat\w*|\bcreat\w* "
-                   r"(?:a )?new (?:data ?loader|loader|iterator)s? (?:each|every)", 200), 2.5,
+         text(near(PERSISTENT, r"\brepeated\w* creat\w*|\bre-?creat\w*|\bcreat\w* "
+                   r"(?:a )?new " + A_LOADER + r"s? (?:each|every)", 200), 2.5,
               key=True),
          text(r"(?i)\bmemory\b", 0.5)),
         "each epoch (or evaluation) creates a new DataLoader, iterator, Pool or Manager whose "
