@@ -13,6 +13,7 @@ from loadertune.explain.catalogue import (
     data,
     devices,
     fds,
+    frameworks,
     harmless,
     resources,
     shm,
@@ -26,7 +27,8 @@ from loadertune.explain.signature import Signature
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
     *workers.SIGNATURES, *api.SIGNATURES, *data.SIGNATURES, *collate.SIGNATURES,
-    *state.SIGNATURES, *throughput.SIGNATURES, *resources.SIGNATURES, *harmless.SIGNATURES,
+    *state.SIGNATURES, *frameworks.SIGNATURES, *throughput.SIGNATURES, *resources.SIGNATURES,
+    *harmless.SIGNATURES,
 )
 
 

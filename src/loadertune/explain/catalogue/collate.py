@@ -104,6 +104,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"it'?s not the same object as", r"\bbatch\w*|collat\w*", 120), 2, key=True),
          text(near(r"\bpickl\w*|\bserializ\w*", r"background thread|feeder thread|mp\.Queue",
                    150), 2, key=True),
+         # a namedtuple class made at run time (or in a notebook) as the sample or batch type
+         text(near(r"\bnamedtuples?\b", r"\bpickl\w*|num_?workers|\b(?:multiple|parallel|several)"
+                   r" (?:\w+ )?workers\b|\bcollat\w*", 200), 2.5, key=True),
          exc(r"PicklingError|[Cc]an'?t pickle|cannot pickle", 1)),
         "each batch travels from its worker to the main process pickled (the queue's feeder "
         "thread); something in it cannot be pickled: a class created at run time or redefined "

@@ -35,4 +35,5 @@ GPU_USE = r"\bgpu[- ]?(?:util\w*|usage|load)"
 ABOUT_LOADING = (text(r"(?i)worker|data ?loader|\bloader\b|\bloading\b|dataset|torch/utils/data"
                       r"|get_?item|multiprocess|\bfork|\bspawn|augment|shuffl|\bsampler\b"
                       r"|collate|\bbatch|\bepochs?\b|\bsteps?\b|\btrain(?:ing|\w*\.py)\b"
-                      r"|annotations?\b|data ?prep|" + GPU_USE + "|" + GPU_WAITS),)
+                      r"|annotations?\b|data ?prep|\bdecod\w*|\bsamples?\b|" + GPU_USE + "|"
+                      + GPU_WAITS),)

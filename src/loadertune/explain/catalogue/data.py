@@ -5,8 +5,10 @@ from __future__ import annotations
 from loadertune.explain.catalogue.common import ABOUT_LOADING, NUM_WORKERS_ZERO_WORKS
 from loadertune.explain.signature import Signature, frame, near, phrase, text
 
-HANDLE_LIBS = (r"(?:lmdb|h5py|hdf5|pytables|HDF5ExtError|\.h5\b|zipfile|tarfile|sqlite"
-               r"|database (?:connection|handle)|\bdb connection|pymongo|psycopg"
+# SQLite's own words for a connection used by several processes at once
+SQLITE_SHARED = r"database (?:is locked|disk image is malformed)"
+HANDLE_LIBS = (r"(?:lmdb|h5py|hdf5|pytables|HDF5ExtError|\.h5\b|zipfile|tarfile|sqlite|"
+               + SQLITE_SHARED + r"|database (?:connection|handle)|\bdb connection|pymongo|psycopg"
                r"|tiffslide|openslide|tifffile|\.svs\b|\bzarr\b|netcdf|rasterio)")
 # fine with one worker (or none), broken with more: state the workers share
 ONE_WORKER_FINE = near(r"num_?workers`?\W{0,6}(?:=|==|is|are)?\s*(?:(?:0|zero) or )?(?:1|one)\b",
@@ -110,6 +112,12 @@ SIGNATURES: tuple[Signature, ...] = (
               r"shards?\b", 2, key=True),
          text(r"(?i)\bnum_?shards?\b[^\n]{0,40}(?:<|less than|smaller than|fewer than)", 2,
               key=True),
+         # the workers beyond the shard count get nothing
+         text(near(r"\bn(?:um)?_?shards?\b|\bshards?\b", r"\bonly (?:\w+ ){0,2}worker 0\b"
+                   r"|\bother workers? (?:\w+ ){0,2}(?:gets?|receiv\w*|sees?) (?:an? )?(?:empty"
+                   r"|no data|nothing)|\bworkers? (?:\w+ )?(?:without|with no) data\b"
+                   r"|\bidle workers\b", 300), 2.5,
+              key=True),
          text(near(r"\bshards?\b", r"\bddp\b|distributed|\branks?\b|\bnodes?\b|world.?size"
                    r"|\bgpus\b", 300), 1),
          # an IterableDataset whose ranks get different amounts: the short one stops early
@@ -132,10 +140,15 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
         (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),
-         text(r"(?i)memory[^\n]{0,80}(?:grow|increas|leak|goes up|keeps? (?:rising|increasing))"
+         text(r"(?i)(?:memory|\bRAM\b)[^\n]{0,80}(?:grow|increas|leak|goes up|keeps? (?:rising"
+              r"|in\w*ea\w*ing|climbing))"
               r"|(?:grow|increas|leak)\w*[^\n]{0,40}memory|\b\d+\s*GB? (?:RAM )?(?:during|"
               r"over|per) (?:an |one |each )?epoch", 1.5, key=True),
          text(r"pytorch/pytorch/issues/13246", 2),
+         # growth over the epoch is the mark of copy-on-read (a leak in the model grows by step)
+         text(near(r"\b(?:memory|RAM)\b[^.\n]{0,40}\b(?:grow\w*|increas\w*|rising|climb\w*)",
+                   r"\b(?:during|over|through(?:out)?|within|in) (?:an |the |one |each )?"
+                   r"(?:training )?epoch", 100), 2, key=True),
          # too much memory blamed on building the loaders or the dataset
          text(near(r"\b(?:too much|high|huge|a lot of|lots of|excessive)\s+(?:\w+\s+)?(?:ram"
                    r"|memory)|\b(?:ram|memory)\s+(?:usage\s+)?(?:is\s+)?(?:too high|explod\w*"
@@ -169,6 +182,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"segmentation fault|KeyError|corrupt|wrong|bigger than|crash", HANDLE_LIBS,
                    600), 2),
          text(r"(?i)\b(?:h5py|hdf5|lmdb|pytables)\b", 1),
+         text("(?i)" + SQLITE_SHARED, 1.5, key=True),
          # the thread's answer: open / initialise the reader inside each worker
          text(r"(?i)(?:initiali[sz]\w*|open\w*|creat\w*)\s+(?:the\s+|a\s+|its\s+)?[\w ]{0,30}?"
               r"(?:within|inside|in)\s+(?:each|every)\s+worker", 2.5, key=True),
@@ -184,7 +198,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "store only the path (or the connection's address) in __init__ and open the file or "
         "connection lazily in each worker (first __getitem__ or worker_init_fn)",
         priority=75, context=ABOUT_LOADING, min_score=2.5,
-        explains=("worker_segfault", "worker_exited")),
+        explains=("worker_segfault", "worker_exited", "worker_exception")),
     Signature(
         "hdf5_file_lock", "several processes collide on an HDF5 file's lock",
         (text(r"unable to lock file, errno = 11", 4, key=True),

@@ -13,9 +13,11 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(near(r"sched_(?:get|set)affinity|\b(?:cpu|core) affinity|\baffinity\b|\btaskset\b"
                    r"|--cpu[-_]bind|cpus[-_]per[-_]task", r"\bworkers?\b|data ?loader", 300), 3,
               key=True),
-         text(near(r"\bworkers?\b|\bprocess(?:es)?\b", r"\b(?:the same|one|a single|single|a few)"
-                   r"\s+(?:cpu\s+)?cores?\b|\bsingle[- ]core\b|\bonly (?:one|a single|1) "
-                   r"(?:cpu|core)\b", 100), 2.5, key=True),
+         text(near(r"\bworkers?\b|\bprocess(?:es)?\b|\bdata ?loa?d\w*", r"\b(?:(?:the )?same|one|a "
+                   r"single|single|a few)\s+(?:cpu\s+)?cores?\b|\bsingle[- ]core\b"
+                   r"|\bonly (?:one|two|a single|[1-4]) (?:cpus?|cores?)\b(?! (?:machine|node|vm))",
+                   250),
+              2.5, key=True),
          text(r"(?i)\bslurm\b|\bsrun\b|\bnumactl\b|OMP_PROC_BIND|KMP_AFFINITY|GOMP_CPU_AFFINITY",
               0.5)),
         "each worker inherits the CPU affinity of the process that starts it; a library "
@@ -45,6 +47,16 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"(?:\w+ )?utili[sz]ation (?:on|of) (?:my |the )?(?:cpus?|cores)\b"
                    r"|\bonly \d+ (?:or \d+ )?(?:out )?of (?:my |the )?\d+ cores",
                    r"\bslow\w*|\bgpu\b|\bdays\b|\bworkers?\b", 200), 2.5, key=True),
+         # the GPU waits while the data is read: caching it in RAM is what the user tries
+         text(near(r"\b(?:load\w*|read\w*|cach\w*|put\w*|keep\w*) (?:the |all |whole )?(?:\w+ )?"
+                   r"(?:data(?:set)?|images|files) (?:in|into) (?:the )?(?:ram|memory)\b"
+                   r"|\bcache=True\b|\bpreload\w*", GPU_USE + r"|\bgpu (?:is )?idle", 250), 2,
+              key=True),
+         # slower since the data is read per sample instead of held in memory
+         text(near(r"\bInMemoryDataset\b|\bin[- ]memory (?:dataset|data|cache)\b",
+                   r"\b(?:speed|it/s)\b[^.\n]{0,30}\bdrop\w*|\bmuch slower\b|\bslow(?:s|ed)?"
+                   r" down\b",
+                   300), 2, key=True),
          text(r"(?i)\bSSD\b|\bNVMe\b|local (?:disk|drive|storage)", 0.5)),
         "batches wait for storage: the disk or network file system delivers fewer bytes (or "
         "random reads) per second than training consumes (a hard disk seeking between many "

@@ -55,6 +55,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\bbus error\b", r"\bshared mem\w*|\(shm\)", 80), 2.5, key=True),
          text(r"(?i)--shm[-_]size|--ipc[= ]host", 1.5, key=True),
          text(r"exited unexpectedly", 1),
+         # the shell's word for a process killed by SIGBUS: with torch, most often /dev/shm
+         text(r"(?i)\bbus error\s*\(core dumped\)", 1.5, key=True),
          text(r"(?i)\bbus error\b", 0.5), CONTAINER),
         "a worker wrote into a shared-memory mapping that /dev/shm could not back: the "
         "tmpfs ran out of space and the kernel sent SIGBUS",

@@ -91,6 +91,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # told in words: a function that is not top-level cannot be pickled
          text(near(r"pickl", r"(?:not (?:a )?top[- ]level|nested|inner) function", 120), 3,
               key=True),
+         # a pickling error on Windows/macOS told without its message: lambdas and local
+         # functions are most of them
+         text(near(PICKLE_WORDS, SPAWN_PLATFORMS, 300), 2, key=True),
          frame(r"popen_spawn_win32\.py in __init__$|reduction\.py in dump$", 0.5)),
         "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
         "each worker; a lambda or a function defined inside another function cannot be "
@@ -194,6 +197,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)can'?t pickle (?P<type>[\w.]+) objects?\b", 4, key=True),
          text(r"(?P<type>[\w.]+) objects? cannot be pickled", 4, key=True),
          text(r"Can't pickle <[^>]*(?:TextIOWrapper|BufferedReader|Connection|lock)[^>]*>", 4,
+              key=True),
+         # an object whose class pickle cannot find again under its own name (made at run time)
+         text(r"Can't pickle <class '[\w.]+'>: attribute lookup [\w.]+ on [\w.]+ failed", 3,
               key=True),
          # told in words: "Openslide objects are not serializable"
          text(near(r"\b(?:not|non-?|un)[ -]?(?:seriali[sz]able|pickl(?:e)?able)\b|\bcan(?:'?t|not)"

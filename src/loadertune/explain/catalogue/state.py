@@ -42,6 +42,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\b(?:same|identical)\b", r"\b(?:every|each|across|between|different|two|"
                    r"several)\s+(?:\w+\s+)?runs?\b|\ball (?:the |my )?runs\b"
                    r"|\bevery (?:value of )?`?seed", 120), 1.5, key=True),
+         # the same base seed on every rank: each rank's workers augment alike
+         text(near(r"\bsame (?:\w+ ){0,2}(?:seeds?|random\w*)|\b(?:synchroni[sz]\w*|shared?)\b"
+                   r"[^\n]{0,40}\bgenerator|\bbase_seed\b", r"\b(?:ranks?|processes|gpus|nodes"
+                   r"|devices)\b", 150), 3, key=True),
          text(r"(?i)generator\.manual_seed\(\s*\d{3,}|torch\.Generator\(\)\.manual_seed\(\s*\d",
               1.5),
          text(r"(?i)\bworkers?\b|num_workers", 0.5)),
@@ -79,6 +83,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\biterat\w* (?:over )?(?:an? |the )?(?:\w+ )?(?:data ?loader|loader)",
                    r"\bchang\w* (?:the )?(?:seed|random|rng)\w*|\bdifferent results?\b", 150), 2.5,
               key=True),
+         # a validation or sanity-check pass changes the training order
+         text(near(r"\b(?:val\w*|sanity|test|eval\w*)\s+(?:\w+\s+){0,2}(?:data ?loader|loader|loop"
+                   r"|steps?|iterat\w*|pass\w*)", r"\b(?:affect\w*|chang\w*|shift\w*|alter\w*"
+                   r"|advanc\w*)\b[^.\n]{0,60}\b(?:shuffl\w*|order\w*|indices|seeds?|random\w*|rng)",
+                   200), 3, key=True),
          text(r"(?i)\brandom (?:state|mechanism|numbers?|stream)|\bRNG\b", 0.5)),
         "each time a loader iterator starts (iter(loader), each epoch, a sanity check) it "
         "draws its base seed, and a RandomSampler its permutation, from the global torch "

@@ -16,6 +16,14 @@ from loadertune.explain.signature import Signature, near, text
 TIME_TO_FIRST_BATCH = ("`loadertune bench DATASET --persistent both` (time to first batch, "
                        "with and without)")
 
+# spawn platforms: loading with workers slower than without them (each worker a fresh
+# interpreter), told in words
+SPAWN_WORKERS_SLOWER = near(
+    SPAWN_PLATFORMS + r"|\bmacs\b",
+    r"num_?workers\s*(?:>=?\s*\d|=\s*[1-9])\d*\b[^.\n]{0,80}\b(?:slow\w*|bottleneck|takes? \d)"
+    r"|\b(?:slow\w*|bottleneck)\b[^.\n]{0,80}num_?workers\s*(?:>=?\s*\d|=\s*[1-9])"
+    r"|num_?workers\W{0,4}(?:=|to|as)?\s*0\b[^.\n]{0,60}\b(?:faster|takes? <?\d)", 250)
+
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "workers_restart_each_epoch", "the workers are started again for every epoch",
@@ -40,6 +48,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # spawn on Windows/macOS: every pass over the loader starts its workers anew
          text(near(SPAWN_PLATFORMS, r"num_?workers\s*(?:>|>=|=)\s*\d+[^.\n]{0,40}"
                    r"\b(?:slow\w*|\d+ ?(?:x|times) slower)", 150), 2, key=True),
+         # the code iterates the loader anew inside a loop: one worker start-up per pass
+         text(r"for \w+ in range\([^)\n]*\):\s*\n\s+for [^\n]+ in [\w.]*loader\w*", 1.5),
          text(r"(?i)persistent_workers", 1),
          # the fix told as a speed-up ("persistent_workers=True ... speed up ... second epoch")
          text(near(PERSISTENT, r"\bspeed\w*|\bfaster\b|\bslow\w*|\boverhead\b"
@@ -72,19 +82,22 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\b(?:very |too |extremely |really )+slow\w*\b", r"\b(?:per|each|one|every) "
                    r"(?:batch|iteration|step)\b|\bsec\w* ?(?:/|per) ?(?:it|iter\w*|batch|step)\b"
                    r"|\bit/s\b|\btrain\w* (?:process|speed|time)\b", 150), 1.5, key=True),
-         text(near(r"num_?workers\W{0,4}(?:=|is)?\s*0\b|(?:no|without|not set\w*|none of)"
-                   r"[^\n]{0,40}num_?workers", r"\bslow\w*|bottleneck|cpu usage|high cpu"
-                   r"|\bmuch faster|\bspeed\w* up\b", 150),
+         text(near(r"num_?workers\W{0,4}(?:=|is|to|as)?\s*0\b|(?:no|without|not set\w*|none of"
+                   r"|n'?t use any)[^\n]{0,40}num_?workers", r"\bslow\w*|bottleneck|cpu usage"
+                   r"|high cpu|\bmuch faster|\bspeed\w* up\b|\bboost\w*|\d+(?:\.\d+)? ?it/s to "
+                   r"\d", 150),
               1.5, key=True),
          # the GPU starved: the classic sign of a loader that cannot keep up
          text(near(GPU_USE, r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b"
-                   r"|\b0 ?%", 60), 2, key=True),
+                   r"|\b0 ?%|\b(?:of|at|is) 0\b", 60), 2, key=True),
          text("(?i)" + GPU_WAITS, 2, key=True),
          text(r"\bsem_timedwait\b|\b_try_get_data\b", 0.5),
          # on-the-fly processing (augmentation, resampling, decoding) made training long
          text(near(r"\bspeed[- ]?perturb\w*|\baugment\w*|on[- ]the[- ]fly|\bresampl\w*|\bdecod\w*",
                    r"\btakes? (?:so |too |very )?long|\btraining time\b|\b\d+ (?:days|hours)\b"
                    r"|\bslow\w*", 200), 1.5, key=True),
+         # on Windows/macOS workers that slow loading down are slow to start, not too few
+         text(SPAWN_WORKERS_SLOWER, -2),
          # evidence for a hang, a crash or memory instead
          text(r"(?i)\bexited unexpectedly|\bkilled\b|\bout of memory\b|\bOOM\b|never "
               r"(?:returns|finishes)|\bforever\b|dead[ -]?lock", -2)),
@@ -105,6 +118,7 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|\b(?:slow|long)\s+(?:worker\s+)?(?:start\w*|initiali[sz]ation|spin[- ]?up)",
                    100), 2.5, key=True),
          text(r"(?i)forkserver.?preload", 2, key=True),
+         text(SPAWN_WORKERS_SLOWER, 2.5, key=True),
          text(near(r"\b(?:data ?loader|worker)s?\b (?:initiali[sz]ation|start\w*)", r"\bslow\w*|"
                    r"\bspeed ?up\b|\bminutes?\b|\bsequential\w*", 120), 1.5, key=True),
          text(r"(?i)\bspawn\b|\bforkserver\b|\bimport\w*", 0.5)),
@@ -126,6 +140,9 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(r"(?i)\bindex(?:ing|ed)? (?:by|with) a list of indices|__getitems__|batched "
               r"(?:index\w*|fetch\w*)|BatchSampler[^\n]{0,40}batch_size=None", 2, key=True),
+         text(near(r"\bTensorDataset\b|\bper[- ](?:sample|row|item)\b|__getitem__",
+                   r"\b(?:tensor |array |batch )?slic\w*|\bwhole[- ]batch"
+                   r"|\bbatch (?:index\w*|fetch\w*)", 200), 2.5, key=True),
          text(r"(?i)TensorDataset|in[- ]memory (?:tensor|array)s?", 0.5)),
         "the DataLoader fetches a batch one index at a time (a __getitem__ call per sample) "
         "and then collates the pieces; for small samples (a row of a tensor, a few features) "

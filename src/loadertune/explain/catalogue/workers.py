@@ -186,6 +186,11 @@ SIGNATURES: tuple[Signature, ...] = (
          exc(r"^(?:ValueError|KeyError|IndexError|FileNotFoundError|AssertionError|"
              r"UnicodeDecodeError|ZeroDivisionError|json\.decoder\.JSONDecodeError)\b", 1,
              key=True),
+         # told in words: one bad file (empty, corrupt, truncated) fails the whole run
+         text(near(r"\b(?:bad|corrupt\w*|broken|truncated|empty|missing|invalid|0[- ]?bytes?)\s+"
+                   r"(?:\w+\s+)?(?:files?|images?|samples?|records?|audio|video)\b",
+                   r"\bfail\w*|\bcrash\w*|\braise\w*|\b(?:throws?|errors? out)\b|\babort\w*",
+                   150), 1.5, key=True),
          # a read from remote storage failing inside the dataset (s3, gcs, http)
          text(r"(?i)\bfsspec\.exceptions\b|FSTimeoutError|\bbotocore\.exceptions\b|\bs3fs\b"
               r"|\bgcsfs\b|ReadTimeoutError", 1.5, key=True)),
@@ -208,6 +213,13 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\bzombie\w*|\bdefunct\b|\borphan\w*", r"\bworkers?\b|\bprocess\w*", 80),
               1.5, key=True),
          text(r"(?i)\bfork[- ]?bomb\w*|\baccumulat\w* of (?:\S+\s+){0,3}process\w*", 3, key=True),
+         # the old workers outlive their loader: slow to shut down, never released
+         text(near(r"\bworkers?\b|\b(?:worker|child) process(?:es)?\b",
+                   r"\b(?:take|takes|took|taking) (?:a |very )?"
+                   r"long(?: time)? to (?:shut ?down|exit|terminate|close|go away)|\brelease "
+                   r"(?:its |their |the )?resources\b|\b(?:never|not) (?:get |being )?(?:shut ?down"
+                   r"|terminated|released|cleaned up)\b|\b(?:still|remain\w*|stay\w*) (?:alive"
+                   r"|running|around)\b", 150), 2.5, key=True),
          # new processes every epoch, and the memory runs out: the old ones are still there
          text(near(r"\b(?:creat|spawn|start|launch)\w*\s+(?:\w+\s+){0,3}process\w*",
                    r"\b(?:memory|ram)\b[^.\n]{0,30}\b(?:is out|runs? out|ran out|full|exhaust\w*)"
