@@ -43,6 +43,11 @@ def render_match(match: Match, primary: bool) -> Panel:
     if s.harmless:
         body.append("probably harmless: ", style="bold green")
         body.append("nothing failed because of these lines\n")
+    if match.similar:
+        body.append("basis:   ", style="bold yellow")
+        body.append(f"no sign of it in the text itself; the real reports most like this one "
+                    f"had this cause (similarity {match.similar.similarity:.2f}, shared words: "
+                    f"{', '.join(match.similar.words[:3])})\n")
     body.append("cause:   ", style="bold")
     body.append(s.cause + "\n")
     if match.detail:
@@ -63,7 +68,8 @@ def render_match(match: Match, primary: bool) -> Panel:
         style = {"ok": "green", "warn": "yellow", "error": "red"}[finding.severity]
         body.append(f"\nhere:    [{finding.severity}] ", style=style)
         body.append(finding.evidence)
-    title = (f"[bold]{s.title}[/] [dim]({s.id}, confidence {match.confidence:.0%})[/]")
+    basis = ", from similar reports" if match.similar else ""
+    title = f"[bold]{s.title}[/] [dim]({s.id}, confidence {match.confidence:.0%}{basis})[/]"
     style = "green" if s.harmless else "red" if primary else "yellow"
     return Panel(body, title=title, title_align="left", border_style=style)
 
@@ -75,6 +81,11 @@ def render(explanation: Explanation) -> None:
                       "Run `loadertune doctor [SCRIPT.py | DATASET]` to check this machine and "
                       "your script, and rerun with num_workers=0 for a plain traceback.")
         return
+    if not explanation.by_signals:
+        console.print("[yellow]no known signature in this text;[/] these are the causes of the "
+                      "real reports most like it, a direction to check, not a diagnosis. "
+                      "`loadertune doctor [SCRIPT.py | DATASET]` checks this machine and your "
+                      "script; a rerun with num_workers=0 gives a plain traceback.")
     for i, match in enumerate(explanation.matches):
         if i == 1:
             console.print("[dim]also found:[/]")
@@ -107,8 +118,8 @@ def explain(
         print(json.dumps(explanation.to_dict(), indent=2, default=str))
     else:
         render(explanation)
-    if not explanation.known:
-        sys.exit(1)
+    if not explanation.by_signals:
+        sys.exit(1)  # unknown, or only the causes of similar reports
 
 
 def _reading(text: str) -> AbstractContextManager[object]:

@@ -3,18 +3,21 @@
 Each signature adds the weights of its signals found in the normalised text (see
 `normalize`). Evidence printed inside an "Exception ignored in" block counts for little
 (the run did not fail there). Noise is called harmless only when no real failure is in the
-text, and the fallback cause only when nothing else matched.
+text, and the fallback cause only when nothing else matched. A text about loading that no
+signature places (nothing, or only the fallback, matched) gets the causes of the most similar
+real reports (`similar`), with a low confidence and the shared words as evidence.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import islice, pairwise
 from typing import Any
 
 from loadertune.explain.catalogue import CATALOGUE
 from loadertune.explain.normalize import Parsed, normalize
 from loadertune.explain.signature import Signal, Signature
+from loadertune.explain.similar import TOKEN, Similar, similar_causes
 
 MAX_EVIDENCE = 4
 MAX_HITS = 50  # a log can repeat one error thousands of times
@@ -25,6 +28,7 @@ MAX_CONFIDENCE = 0.97
 FALLBACK_CONFIDENCE = 0.4  # "a DataLoader failed" is a direction, not a diagnosis
 FOLDED_WEIGHT = 0.8  # a signal found only in another case or across a line break
 LOOSE_MAX_TEXT = 2**18  # retyped or re-wrapped messages are in posts, not in long logs
+SIMILAR_CONFIDENCE = 0.3  # the most similar reports' cause is right about a quarter of the time
 
 
 @dataclass
@@ -37,6 +41,7 @@ class Match:
     score: float = 0.0
     confidence: float = 0.0
     live: list[Any] = field(default_factory=list)
+    similar: Similar | None = None  # set when named by similar reports, not by its signals
 
     @property
     def detail(self) -> str:
@@ -55,6 +60,8 @@ class Match:
             "detail": self.detail,
             "evidence": [{"line": n, "text": t} for n, t in self.evidence],
             "details": self.details,
+            "basis": "similar reports" if self.similar else "signals",
+            "similarity": self.similar.similarity if self.similar else None,
             "live": [f.to_dict() for f in self.live],
         }
 
@@ -77,6 +84,11 @@ class Explanation:
     def harmless(self) -> bool:
         return self.primary is not None and self.primary.signature.harmless
 
+    @property
+    def by_signals(self) -> bool:
+        """Whether the first cause was found by its own signals (not by similar reports)."""
+        return self.primary is not None and self.primary.similar is None
+
     def ids(self) -> list[str]:
         return [m.signature.id for m in self.matches]
 
@@ -87,7 +99,7 @@ class Explanation:
             "confidence": self.primary.confidence if self.primary else 0.0,
             "harmless": self.harmless,
             "causes": [m.to_dict() for m in self.matches],
-            "suggest": None if self.known else "loadertune doctor [SCRIPT.py | DATASET]",
+            "suggest": None if self.by_signals else "loadertune doctor [SCRIPT.py | DATASET]",
         }
 
 
@@ -205,11 +217,32 @@ def rank(matches: list[Match]) -> list[Match]:
     return matches
 
 
+def by_similar_reports(parsed: Parsed, catalogue: tuple[Signature, ...]) -> list[Match]:
+    """Matches for the causes of the reports most like the text (a failure, never noise),
+    with the lines that hold the words it shares with them as evidence."""
+    signatures = {s.id: s for s in catalogue if not s.harmless and not s.fallback}
+    out: list[Match] = []
+    for i, near in enumerate(similar_causes(parsed.text, set(signatures))):
+        shared = set(near.words[:3])
+        lines = [n for n, line in enumerate(parsed.lines)
+                 if shared.intersection(TOKEN.findall(line.lower()))]
+        evidence = [(parsed.origin[n], parsed.lines[n].strip()[:300])
+                    for n in lines[:MAX_EVIDENCE]]
+        confidence = round(min(SIMILAR_CONFIDENCE, near.similarity) * 0.8 ** i, 2)
+        out.append(Match(signatures[near.cause], evidence, score=near.similarity,
+                         confidence=confidence, similar=near))
+    return out
+
+
 def explain_text(text: str, catalogue: tuple[Signature, ...] = CATALOGUE) -> Explanation:
     """Every cause found in ``text`` (a traceback, a log or a pasted issue), best first."""
     parsed = normalize(text[-MAX_TEXT:])
-    matches = [m for s in catalogue if (m := score_signature(s, parsed)) is not None]
-    return Explanation(rank(matches))
+    matches = rank([m for s in catalogue if (m := score_signature(s, parsed)) is not None])
+    if not matches or matches[0].signature.fallback:
+        matches = by_similar_reports(parsed, catalogue) + matches
+        for before, after in pairwise(matches):  # the fallback below them
+            after.confidence = min(after.confidence, before.confidence)
+    return Explanation(matches)
 
 
 def add_live_probes(explanation: Explanation) -> None:
