@@ -19,6 +19,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)\bstack\w*\b[^\n]{0,60}\b(?:(?:without|not|n't)\s+(?:the\s+)?(?:same|equal)"
               r"|different|unequal|varying|variable)\s+(?:sizes?|shapes?|lengths?)", 2.5, key=True),
          frame(r"collate\.py in (?:default_)?collate\w*$", 1),
+         # the stack that failed is the dataset's own, in __getitem__, not the loader's collate
+         text(r"in __getitem__\n[^\n]*\bstack\([^\n]*\n[^\n]*stack expects each tensor", -3),
          text(r"(?i)equal size|same size|different sizes?", 0.5)),
         "the default collate stacks the samples of a batch into one tensor; samples of "
         "different shapes (images of different sizes, sequences of different lengths) "

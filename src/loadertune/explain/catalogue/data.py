@@ -21,6 +21,9 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "iterable_duplicates", "an IterableDataset yields duplicates across workers",
         (text(phrase("Length of IterableDataset"), 3, key=True),
+         # webdataset: every rank would read the same shards unless a nodesplitter is given
+         text(r"(?i)(?:input )?pipeline needs to be reconfigured for multi-?node training", 4,
+              key=True),
          text(phrase("not properly configuring the IterableDataset replica at each worker"), 3,
               key=True),
          text(r"(?i)iterable[ -]?datasets?[^\n]*duplicat|duplicat[^\n]*iterable[ -]?datasets?", 3,
@@ -108,6 +111,8 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "too_few_shards", "fewer data shards than ranks x workers",
         (text(r"max is dataset\.n(?:um)?_shards=\d+", 4, key=True),
+         # webdataset: a worker given no shard
+         text(r"(?i)perhaps you have fewer shards than workers", 4, key=True),
          text(r"(?i)\b(?:only|just|a single|one|fewer|too few|less|not enough)\s+(?:\w+\s+){0,2}"
               r"shards?\b", 2, key=True),
          text(r"(?i)\bnum_?shards?\b[^\n]{0,40}(?:<|less than|smaller than|fewer than)", 2,
@@ -145,6 +150,10 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|(?:grow|increas|leak)\w*[^\n]{0,40}memory|\b\d+\s*GB? (?:RAM )?(?:during|"
               r"over|per) (?:an |one |each )?epoch", 1.5, key=True),
          text(r"pytorch/pytorch/issues/13246", 2),
+         # growth that goes on until the process is killed: the kill is its end, not its cause
+         text(r"(?i)\b(?:memory|RAM)\b[^.\n]{0,60}(?:\b(?:grow\w*|increas\w*|ris\w*|climb\w*)|"
+              r"不断|持续)[^.\n]{0,40}(?:\b(?:until|till|then)\b|直至|直到)[^.\n]{0,40}(?:\bkilled\b"
+              r"|\boom\b|\bcrash\w*|100 ?%|被杀)", 2, key=True),
          # growth over the epoch is the mark of copy-on-read (a leak in the model grows by step)
          text(near(r"\b(?:memory|RAM)\b[^.\n]{0,40}\b(?:grow\w*|increas\w*|rising|climb\w*)",
                    r"\b(?:during|over|through(?:out)?|within|in) (?:an |the |one |each )?"

@@ -22,6 +22,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\bfork\w*", r"\bcuda (?:context|state|runtime|init\w*)", 100), 2, key=True),
          text(r"torch\.cuda\.\w+Tensor|\.cuda\(\)|device=['\"]cuda", 0.5),
          text(r"(?i)\.cuda\(\)[^\n]{0,60}forked|forked[^\n]{0,60}\.cuda\(\)", 2, key=True),
+         # pinning inside the workers (a collate_fn or dataset that pins) touches CUDA there
+         text(near(r"\bpin\w*[ _]?memory[^.\n]{0,80}\b(?:collate_fn|__getitem__|workers?)\b",
+                   r"\bcuda (?:runtime )?error\b|\bcudaError", 400), 2, key=True),
          # the worker-side collate moves a CUDA sample into a shared CPU storage
          text(r"(?i)storage of a tensor on device \W?cuda[^\n]{0,80}different device \W?cpu",
               3, key=True),
@@ -35,6 +38,25 @@ SIGNATURES: tuple[Signature, ...] = (
         "(pin_memory=True + .to(device, non_blocking=True)); load with map_location='cpu'; or "
         "multiprocessing_context='spawn'",
         priority=95, probes=("cuda",)),
+    Signature(
+        "cuda_ipc_unsupported", "CUDA tensors cannot be shared between processes here",
+        # CUDA IPC (cudaIpcGetMemHandle) is not offered on Windows, nor on Jetson/Tegra
+        (text(r"StorageSharing\.cpp", 2, key=True),
+         text(r"cuda runtime error \(801\)|error=63 : OS call failed or operation not supported"
+              r"|cudaErrorNotSupported", 2.5, key=True),
+         text(r"(?i)CUDA IPC\b[^\n]{0,60}(?:not (?:be )?supported|unsupported)", 3, key=True),
+         text(r"(?i)operation not supported", 0.5),
+         text(r"_share_cuda_|rebuild_cuda_tensor", 1),
+         text(r"(?i)\bjetson\b|\btegra\b", 1),
+         WINDOWS),
+        "a worker (or the main process) sends a CUDA tensor to another process, which needs "
+        "CUDA IPC; Windows and Jetson/Tegra do not offer it, so sharing the tensor's storage "
+        "fails ('operation not supported')",
+        "`print(dataset[0])`: a tensor on device='cuda' leaves a worker through that path",
+        "return CPU tensors from the dataset and collate_fn and move each batch to the GPU in "
+        "the training loop (pin_memory=True, .to(device, non_blocking=True)); or "
+        "num_workers=0 when the data must be made on the GPU",
+        priority=90, probes=("cuda",)),
     Signature(
         "pin_memory_thread", "the pin-memory thread failed",
         (text(r"Pin memory thread exited unexpectedly", 3, key=True),

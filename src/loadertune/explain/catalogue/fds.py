@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loadertune.explain.signature import Signature, frame, text
+from loadertune.explain.signature import Signature, frame, near, text
 
 FD_FIX = ("raise the limit (`ulimit -n 65536`, or resource.setrlimit(RLIMIT_NOFILE, (hard, "
           "hard)) at start), don't keep batches alive (e.g. in a list), or call "
@@ -32,6 +32,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"\bEMFILE\b", 2, key=True),
          text(r"unable to open shared memory object \S+ in read-write mode", 2, key=True),
          text(r"No such file or directory \(2\)", -1.5),
+         # the error gone with the file_system strategy: tensors no longer travel as
+         # descriptors, so the limit on them was what failed
+         text(near(r"set_sharing_strategy\(\s*['\"]file_system", r"\bworkaround\b|\bfix\w*|"
+                   r"\bsolv\w*|\bresolv\w*|\bworks?\b|\bhelp\w*", 200), 3, key=True),
          text(r"(?i)ulimit|set_sharing_strategy|file_system", 0.5)),
         "the process hit its open-file limit (`ulimit -n`): with the file_descriptor sharing "
         "strategy every tensor in flight between workers and the main process holds a "

@@ -6,6 +6,9 @@ from loadertune.explain.signature import Signature, near, text
 
 FRAMEWORKS = r"lightning|\blite\b|\bfabric\b|accelerate|\btrainer\b|setup_dataloaders|prepare"
 
+OWN_SAMPLER = (r"\bBatchSampler\b|\bbatch_sampler\b|\bcustom (?:batch )?sampler\b"
+               r"|\b(?:my|own) (?:\w+ )?sampler\b")
+
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "framework_rebuilds_loader", "the framework rebuilt the loader with its own sampler",
@@ -14,6 +17,18 @@ SIGNATURES: tuple[Signature, ...] = (
          # told in words: the user's sampler or shuffle replaced when the run went distributed
          text(near(r"\b(?:replac\w*|inject\w*|overrid\w*|swap\w*|forc\w*)\b[^.\n]{0,60}"
                    r"\b(?:sampler|shuffle)", FRAMEWORKS, 300), 2.5, key=True),
+         # a sampler of the user's own that works on one device and fails once distributed:
+         # the framework put its own in its place (or around the wrong one)
+         text(near(OWN_SAMPLER, r"\bdistributed\b|\bddp\b|multi-?gpu|multiple gpus|multi-?node",
+                   400), 1.5, key=True),
+         text(near(OWN_SAMPLER, r"accelerate|lightning|\bfabric\b|\btrainer\b", 600), 1.5,
+              key=True),
+         # Lightning's own functions that read a loader's arguments back to rebuild it
+         text(r"_get_dataloader_init_kwargs|_update_dataloader|_dataloader_init_kwargs_resolve"
+              r"|_reinstantiate_wrapped_cls|_replace_dunder_methods", 2.5, key=True),
+         # a DataLoader subclass handed to a framework: rebuilt through its constructor
+         text(near(r"class \w+\((?:torch\.utils\.data\.)?DataLoader\)",
+                   r"lightning|\bTrainer\(|accelerate|\bfabric\b", 1500), 2, key=True),
          text(r"(?i)\bre-?instantiat\w* (?:the |my |your )?(?:data ?loader|loader)|"
               r"\bsetup_dataloaders\b|\bprepare_data_loader\b", 1),
          text(r"(?i)DistributedSampler", 0.5)),

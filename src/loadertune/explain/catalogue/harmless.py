@@ -20,8 +20,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"There appear to be \d+ leaked semaphore objects? to clean up at shutdown", 3,
               key=True),
          # torch's module globals already set to None when the iterator's __del__ ran at exit
-         text(r"'NoneType' object has no attribute '(?:python_exit_status|_shutdown_workers|"
-              r"MP_STATUS_CHECK_INTERVAL)'", 3, key=True),
+         text(r"NoneType\W{0,2}(?: object)? has no attribute \W{0,2}(?:python_exit_status"
+              r"|_shutdown_workers|MP_STATUS_CHECK_INTERVAL)\b", 3, key=True),
          # a worker/pin-memory thread's trace printed after training ended
          text(r"(?i)finish\w* training|training (?:is |has )?(?:finished|completed|done|ended)",
               1.5, key=True),

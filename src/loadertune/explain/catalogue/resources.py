@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import GPU_USE
+from loadertune.explain.catalogue.common import ABOUT_LOADING, GPU_USE
 from loadertune.explain.signature import Signature, near, text
+
+# storage that seeks or travels a network for each file
+# object stores and the tools that read from them
+REMOTE = (r"s3://|gs://|\bs3\b|\bgcs\b|\bboto3?\b|\baws s3\b|\bgsutil\b|pipe:curl|azure blob"
+          r"|\bminio\b|object (?:store|storage)|\bbuckets?\b")
+SLOW_MEDIA = (r"\bHDDs?\b|\bhard ?(?:dis[kc]|drive)s?\b|\bNFS\b|\blustre\b|\bgpfs\b"
+              r"|network (?:file ?system|storage|drive|dis[kc])|mechanical (?:dis[kc]|drive)")
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -32,11 +39,17 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=70, probes=("cores",)),
     Signature(
         "slow_storage", "the storage cannot deliver data as fast as training uses it",
-        (text(near(r"\bHDDs?\b|\bhard ?(?:dis[kc]|drive)s?\b|spinning|\bNFS\b|\blustre\b|\bgpfs\b"
-                   r"|network (?:file ?system|storage|drive|dis[kc])|\bslow (?:dis[kc]|storage"
-                   r"|drive)|mechanical (?:dis[kc]|drive)", r"\bslow\w*|\bit/s\b|bottleneck|"
+        (text(near(SLOW_MEDIA + r"|spinning|\bslow (?:dis[kc]|storage|drive)",
+                   r"\bslow\w*|\bit/s\b|bottleneck|"
                    + GPU_USE + r"|\bidle\b|\bspeed\b|throughput|\bbatch(?:es)? per",
                    250), 2.5, key=True),
+         # where the data lives, told as such ("I am loading data from a hdd"): the question
+         # is then why it is slow, wherever in the text the slowness is told
+         text(near(r"\b(?:load\w*|read\w*|stor\w*|sav\w*|kept|data(?:set)?|images|files)\b"
+                   r"[^.\n]{0,30}\b(?:from|on|in) (?:an? |my |the |our )?(?:external )?(?:"
+                   + SLOW_MEDIA + ")",
+                   r"\bslow\w*|\bit/s\b|bottleneck|" + GPU_USE + r"|\bidle\b|throughput", 1500),
+              2.5, key=True),
          text(r"(?i)\b(?:i/?o|disk|storage)[- ](?:bound|bottleneck|limited|wait)\b|\biowait\b", 2,
               key=True),
          # workers in uninterruptible sleep (state D) wait on the disk
@@ -68,4 +81,25 @@ SIGNATURES: tuple[Signature, ...] = (
         "sequentially (webdataset, LMDB), cache decoded samples; then tune num_workers and "
         "prefetch_factor",
         priority=65, probes=("storage",)),
+    Signature(
+        "remote_storage_overloaded", "too many workers stream from remote storage at once",
+        (text(near(REMOTE, r"broken ?pipe|connection (?:reset|aborted|closed)|\bSlowDown\b"
+                   r"|\b503\b|\b429\b|too many requests|rate[- ]?limit\w*|throttl\w*"
+                   r"|read timed? ?out", 2000), 2.5, key=True),
+         text(r"Reduce your request rate|\(SlowDown\)", 3, key=True),
+         text(near(REMOTE, r"num_?workers\W{0,4}(?:=|to|of|is)?\s*(?:[2-9]\d|\d{3,})\b"
+                   r"|\b(?:[2-9]\d|\d{3,}) workers\b|\b(?:too )?many workers\b", 1500), 1),
+         text(r"(?i)\bwebdataset\b|\bwds\.|streaming=True|\bStreamingDataset\b", 0.5)),
+        "every worker on every rank opens its own streams to the object store (S3, GCS, "
+        "HTTP): ranks x num_workers connections at once exceed what the store or the network "
+        "allows, so requests are throttled (SlowDown, 503, 429) or connections dropped, which "
+        "the loader sees as broken pipes, resets and timeouts",
+        "count the streams (ranks x num_workers) and rerun one rank with a quarter of the "
+        "workers; `loadertune bench DATASET --workers 2,4,8,16` shows where throughput stops "
+        "growing",
+        "fewer workers per rank (the store serves all ranks' workers at once), retries with "
+        "backoff (boto3 Config(retries={'mode': 'adaptive'}), webdataset "
+        "handler=wds.warn_and_continue), larger shards (fewer requests), or a local cache of "
+        "the shards",
+        priority=68, context=ABOUT_LOADING),
 )

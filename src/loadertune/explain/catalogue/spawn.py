@@ -129,6 +129,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"__getattr__|\bgetattr\b", r"\brecurs\w*|\bcalls? itself\b", 80), 2.5,
               key=True),
          text(r"RecursionError|maximum recursion depth exceeded", 1),
+         # a recursion that only Windows/macOS show: their workers unpickle the dataset
+         text(near(r"RecursionError|maximum recursion depth", SPAWN_PLATFORMS, 300), 2, key=True),
          text(r"reduction\.pickle\.load\(from_parent\)|__setstate__|\bpickl\w*", 1)),
         "the dataset (or a wrapper around it) defines __getattr__ that reads one of its own "
         "attributes (self.dataset, self.x); a spawned worker rebuilds the dataset by unpickling "

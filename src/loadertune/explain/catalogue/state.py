@@ -8,6 +8,25 @@ from loadertune.explain.signature import Signature, near, text
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
+        "iterator_per_step", "a new iterator over the loader at every step",
+        # next(iter(loader)) in the loop body: each call starts the loader from its beginning
+        (text(r"(?m)^[ \t]*(?:for|while)\b[^\n]*:[ \t]*\n(?:[^\n]*\n){0,6}?[^\n]*\bnext\(\s*iter"
+              r"\(", 3, key=True),
+         text(near(r"\bnext\(\s*iter\(", r"\b(?:each|every) (?:iteration|step|batch|time)\b"
+                   r"|\bin(?:side)? (?:the |a |each |every )?(?:\w+ )?loop\b", 300), 2, key=True),
+         text(r"(?i)\b(?:always|every time|each time|over and over)\b[^.\n]{0,40}\bfirst "
+              r"batch\b|\bfirst batch\b[^.\n]{0,40}\b(?:every time|each time|over and over"
+              r"|again and again)", 2, key=True)),
+        "next(iter(loader)) inside the loop makes a new iterator every step, and a new "
+        "iterator starts from the loader's beginning: unshuffled it returns the first batch "
+        "every time, shuffled a random batch (never a full epoch), and with num_workers > 0 "
+        "it starts and stops all workers for each batch",
+        "print the sample indices (or a checksum) of a few steps' batches: the same ones "
+        "every step",
+        "create the iterator once outside the loop (it = iter(loader), then next(it) per "
+        "step, a new iter() when it raises StopIteration) or loop `for batch in loader`",
+        priority=72, context=ABOUT_LOADING),
+    Signature(
         "persistent_workers_stale_state", "persistent workers never see the dataset change",
         # set_epoch, a curriculum or any attribute set in the main process after the start
         (text(near(PERSISTENT, r"\bset_\w*epoch\w*|\bignored\b|\bstale\b|out of sync|"
@@ -61,6 +80,10 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "sampler_set_epoch_missing", "DistributedSampler shuffles the same way every epoch",
         (text(near(r"\bset_epoch\b", r"DistributedSampler|\bdistributed\b|\bddp\b", 300), 2.5,
+              key=True),
+         # told as the call that is missing ("set_epoch not called for BatchSampler")
+         text(r"(?i)\bset_epoch\b\W{0,3}(?:\(\w*\) )?(?:is |was |gets |got )?(?:not|never|n't) "
+              r"(?:being )?called|\b(?:not|never|n't|without) call\w* (?:\w+\.)*set_epoch\b", 2,
               key=True),
          text(r"(?i)the same ordering will be always used|\bsame (?:order\w*|shuffl\w*|"
               r"permutation|sequence)\s+(?:\w+\s+){0,3}(?:every|each|all) epochs?", 2.5, key=True),

@@ -24,13 +24,22 @@ SPAWN_WORKERS_SLOWER = near(
     r"|\b(?:slow\w*|bottleneck)\b[^.\n]{0,80}num_?workers\s*(?:>=?\s*\d|=\s*[1-9])"
     r"|num_?workers\W{0,4}(?:=|to|as)?\s*0\b[^.\n]{0,60}\b(?:faster|takes? <?\d)", 250)
 
+# num_workers left at 0 (or not set), as code, a command-line flag or words
+NO_WORKERS = (r"num[_-]?workers\W{0,4}(?:=|is|to|as)?\s*0\b|\b(?:no|without|not set\w*|none of"
+              r"|n'?t use any)[^\n]{0,40}num[_-]?workers")
+
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "workers_restart_each_epoch", "the workers are started again for every epoch",
         # the dataset pickled, or workers started, again for each new iterator / epoch
         (text(near(r"\b(?:re-?)?(?:pickl|unpickl|creat|start|spawn|launch|initiali[sz]|fork)\w*",
-                   r"\b(?:every|each)\s+(?:time\b[^.\n]{0,40}?\bnew\s+iter\w*|new\s+iter\w*"
-                   r"|epoch)", 80), 2, key=True),
+                   r"\b(?:every|each)\s+(?:time\b[^.\n]{0,40}?\bnew\s+`?(?:_\w*)?iter\w*"
+                   r"|new\s+iter\w*|epoch)", 80), 2, key=True),
+         # frequent validation passes: each one starts the validation loader's workers
+         text(near(r"\bval_check_interval\b|\bval_percent_check\b|\bvalidat\w* (?:very )?"
+                   r"(?:often|frequently|many times)", r"\bworkers?\b[^.\n]{0,60}\b(?:overhead"
+                   r"|slow\w*|restart\w*)|\b(?:overhead|slow\w*)\b[^.\n]{0,60}\bworkers?\b",
+                   300), 2, key=True),
          # time lost when an epoch starts, in words ("slow at the start of each epoch",
          # "every epoch beginning takes about 3min")
          text(near(r"\b(?:slow\w*|pause\w*|delay\w*|lag\w*|stall\w*|wait\w*|wast\w*"
@@ -82,14 +91,18 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\b(?:very |too |extremely |really )+slow\w*\b", r"\b(?:per|each|one|every) "
                    r"(?:batch|iteration|step)\b|\bsec\w* ?(?:/|per) ?(?:it|iter\w*|batch|step)\b"
                    r"|\bit/s\b|\btrain\w* (?:process|speed|time)\b", 150), 1.5, key=True),
-         text(near(r"num_?workers\W{0,4}(?:=|is|to|as)?\s*0\b|(?:no|without|not set\w*|none of"
-                   r"|n'?t use any)[^\n]{0,40}num_?workers", r"\bslow\w*|bottleneck|cpu usage"
+         text(near(NO_WORKERS, r"\bslow\w*|bottleneck|cpu usage"
                    r"|high cpu|\bmuch faster|\bspeed\w* up\b|\bboost\w*|\d+(?:\.\d+)? ?it/s to "
                    r"\d", 150),
               1.5, key=True),
          # the GPU starved: the classic sign of a loader that cannot keep up
          text(near(GPU_USE, r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b"
                    r"|\b0 ?%|\b(?:of|at|is) 0\b", 60), 2, key=True),
+         # asking how to raise the GPU's use: it waits for something, most often the data
+         text(near(GPU_USE, r"\b(?:increas\w*|improv\w*|rais\w*|boost\w*|maximi[sz]\w*"
+                   r"|higher)\b", 30), 1.5, key=True),
+         # loading in the main process, in a text about the GPU's use
+         text(near(NO_WORKERS, GPU_USE + "|" + GPU_WAITS, 400), 1.5, key=True),
          text("(?i)" + GPU_WAITS, 2, key=True),
          text(r"\bsem_timedwait\b|\b_try_get_data\b", 0.5),
          # on-the-fly processing (augmentation, resampling, decoding) made training long

@@ -16,6 +16,10 @@ WORKERS_CONTEXT_FORK = (
     text(r"(?i)worker|num_workers|dataloader|popen_fork|os\.fork|\btrain\w*\.py\b"),
 )
 
+# "freezing BatchNorm", "frozen backbone": parts of the model kept fixed, not a stall
+NOT_MODEL_PARTS = (r"(?!\s+(?:the\s+|all\s+|some\s+)?(?:\w+\s+)?(?:batch ?norm\w*|bn\b|layers?\b"
+                   r"|weights?\b|backbone|encoder|decoder|param\w*|model\b|embedding))")
+
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "worker_oom_killed", "a worker was killed (SIGKILL): usually the OOM killer",
@@ -109,8 +113,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Thread 0x[0-9a-f]+ \(most recent call first\)", 1, key=True),
          text(r"\(idle\)|py-spy", 1, key=True),
          text(r"(?i)\b(?:hangs?|hanging|hung|stuck|(?<!avoid )dead[ -]?lock(?:s|ed)?"
-              r"|freez(?:e|es|ing)|frozen(?! to produce)|seiz(?:e|es|ed|ing) up)\b", 1.5,
-              key=True),
+              r"|(?:freez(?:e|es|ing)|frozen)" + NOT_MODEL_PARTS + r"(?! to produce)"
+              r"|seiz(?:e|es|ed|ing) up)\b", 1.5, key=True),
          # a stall told with what is missing: no error, no message
          text(r"(?i)\bno (?:other )?(?:error|message|exception)s?\b(?: (?:nor|or) (?:error"
               r"|message)s?)?|\bwithout (?:any )?(?:error|message)s?\b"
@@ -121,6 +125,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"\^C|KeyboardInterrupt|(?i:\bctrl[ +-]*c)\b", 1.5, key=True),
          # a worker's stack or strace showing it waits on a lock
          text(r"FUTEX_WAIT|\bfutex\(", 2, key=True),
+         # a library with its own thread pool, used in the workers, and a loader that stops
+         text(near(r"\bcv2\b|\bopencv\b|\bOpenMP\b|\blibgomp\b|\bMKL\b",
+                   r"(?:does ?n['o]?t|do ?n['o]?t|not|never) work\b|\bhang\w*|\bstuck\b"
+                   r"|dead ?lock\w*", 150), 2, key=True),
          frame(r"in _try_get_(?:data|batch)$|queues\.py in get$|connection\.py in _?poll$",
                0.5),
          NUM_WORKERS_ZERO_WORKS),
