@@ -26,7 +26,8 @@ A_LOADER = r"(?:data ?loader|loader|iterator)"
 # the platforms whose default start method is spawn
 SPAWN_PLATFORMS = r"\bwindows\b|\bwin(?:7|10|11|32)\b|\bmac ?os\b|\bosx\b|\bdarwin\b"
 # the GPU waiting for data, in words ("GPU idle time is twice the active time")
-GPU_WAITS = r"\bgpu (?:is |sits |stays )?(?:idle|waiting|starv\w*)|\bgpu idle time\b"
+GPU_WAITS = (r"\bgpu (?:is |sits |stays )?(?:idle|waiting|starv\w*)|\bgpu idle time\b"
+             r"|\bgpus? (?:is |are |being )?under-?(?:used|utili[sz]ed)\b")
 GPU_USE = r"\bgpu[- ]?(?:util\w*|usage|load)"
 
 # A text given to a DataLoader tool is about loading unless it names nothing of it: the one

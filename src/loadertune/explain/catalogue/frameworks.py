@@ -23,6 +23,10 @@ SIGNATURES: tuple[Signature, ...] = (
                    400), 1.5, key=True),
          text(near(OWN_SAMPLER, r"accelerate|lightning|\bfabric\b|\btrainer\b", 600), 1.5,
               key=True),
+         # a sampler the user never set, refused by an IterableDataset: the framework's own
+         # (outweighs the message itself, which names only the clash of options)
+         text(near(r"IterableDataset: expected unspecified sampler option", FRAMEWORKS, 1500),
+              4.5, key=True),
          # Lightning's own functions that read a loader's arguments back to rebuild it
          text(r"_get_dataloader_init_kwargs|_update_dataloader|_dataloader_init_kwargs_resolve"
               r"|_reinstantiate_wrapped_cls|_replace_dunder_methods", 2.5, key=True),
@@ -36,7 +40,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "put a DistributedSampler in it: they call its class again with the arguments they "
         "can read back from its attributes, so a sampler you set is replaced, shuffle comes "
         "from their defaults, and a DataLoader subclass whose constructor arguments are not "
-        "stored under the same names cannot be rebuilt",
+        "stored under the same names cannot be rebuilt; the Hugging Face Trainer builds "
+        "its loaders itself, with a sampler of its own",
         "print(type(loader.sampler)) on the loader the framework hands back "
         "(trainer.train_dataloader, or what setup_dataloaders / prepare returns)",
         "build the DistributedSampler yourself (wrapping your own sampler, with the shuffle "

@@ -88,6 +88,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"TypedStorage is deprecated", 2.5, key=True),
          # a forked worker drops the thread pool it inherited and says so
          text(r"Leaking Caffe2 thread-?pool after fork", 3, key=True),
+         # Python 3.12+: fork from a process with threads (torch's pools) warns in every run
+         text(r"is multi-threaded, use of fork\(\) may lead to deadlocks in the child", 3,
+              key=True),
          # the Lightning hint named and dismissed in words
          text(near(r"\bnum_workers\b[\"'`]? warn\w*|\bwarn\w* (?:about )?(?:the )?[\"'`]?"
                    r"num_workers",
@@ -102,10 +105,12 @@ SIGNATURES: tuple[Signature, ...] = (
         "a warning, not an error: a library (Lightning, most often) suggests more or "
         "persistent workers for speed, a worker notes its thread setting, collate copies "
         "a read-only array, or torch's own (or a library's) data code uses something torch "
-        "has since deprecated (an argument, TypedStorage, resizing an out tensor); nothing "
+        "has since deprecated (an argument, TypedStorage, resizing an out tensor), or Python "
+        "3.12+ notes that the workers were forked from a process with threads; nothing "
         "failed",
         "the run goes on after the warning",
         "`loadertune tune` finds num_workers and prefetch for this machine; or silence the "
-        "warning (np.array(x, copy=True) for the read-only array)",
+        "warning (np.array(x, copy=True) for the read-only array; "
+        "multiprocessing_context='forkserver' for the fork warning)",
         priority=15, harmless=True),
 )

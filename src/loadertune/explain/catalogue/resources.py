@@ -5,10 +5,10 @@ from __future__ import annotations
 from loadertune.explain.catalogue.common import ABOUT_LOADING, GPU_USE
 from loadertune.explain.signature import Signature, near, text
 
-# storage that seeks or travels a network for each file
 # object stores and the tools that read from them
 REMOTE = (r"s3://|gs://|\bs3\b|\bgcs\b|\bboto3?\b|\baws s3\b|\bgsutil\b|pipe:curl|azure blob"
           r"|\bminio\b|object (?:store|storage)|\bbuckets?\b")
+# storage that seeks or travels a network for each file
 SLOW_MEDIA = (r"\bHDDs?\b|\bhard ?(?:dis[kc]|drive)s?\b|\bNFS\b|\blustre\b|\bgpfs\b"
               r"|network (?:file ?system|storage|drive|dis[kc])|mechanical (?:dis[kc]|drive)")
 
@@ -25,6 +25,10 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|\bonly (?:one|two|a single|[1-4]) (?:cpus?|cores?)\b(?! (?:machine|node|vm))",
                    250),
               2.5, key=True),
+         # fewer cores busy than there are workers: they share the few they may run on
+         text(near(r"\bonly \d+ (?:out )?of (?:my |the )?\d+ (?:cpus?|cores?)\b",
+                   r"(?:even though|although|despite|while|but|with)\b[^.\n]{0,40}\b\d+ "
+                   r"(?:data ?loader )?workers\b", 120), 3, key=True),
          text(r"(?i)\bslurm\b|\bsrun\b|\bnumactl\b|OMP_PROC_BIND|KMP_AFFINITY|GOMP_CPU_AFFINITY",
               0.5)),
         "each worker inherits the CPU affinity of the process that starts it; a library "

@@ -61,8 +61,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"for \w+ in range\([^)\n]*\):\s*\n\s+for [^\n]+ in [\w.]*loader\w*", 1.5),
          text(r"(?i)persistent_workers", 1),
          # the fix told as a speed-up ("persistent_workers=True ... speed up ... second epoch")
-         text(near(PERSISTENT, r"\bspeed\w*|\bfaster\b|\bslow\w*|\boverhead\b"
-                   r"|\b(?:second|next|each|every) epoch", 150), 2, key=True),
+         text(near(PERSISTENT, r"\bspeed\w*|\bfaster\b|\bslow\w*|\boverhead\b|\bshort\w*"
+                   r"|\b(?:second|next|each|every) epoch|\bruntime\b", 150), 2, key=True),
          text(r"(?i)\bmp\.spawn\b|\bspawn\b|\bforkserver\b", 0.5),
          # evidence for other causes: memory that grows, samples that repeat
          text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|\bleak|duplicat|same (?:augment|random)", -2)),
@@ -168,6 +168,26 @@ SIGNATURES: tuple[Signature, ...] = (
         "batch_size=None) with a __getitem__ that takes a list of indices; for tensors already "
         "in memory, index them directly without a DataLoader",
         priority=50),
+    Signature(
+        "in_order_blocking", "one slow sample holds back batches other workers have ready",
+        (text(r"\bin_order\s*=\s*False\b", 3, key=True),
+         text(near(r"\bfirst[- ]available\b|\bFIFO\b|\bout[- ]of[- ]order\b|\bas soon as (?:it "
+                   r"is |they are )?(?:ready|available|done)\b|\bwhichever (?:worker|batch) "
+                   r"(?:is |finishes )?first", r"\bworkers?\b|data ?loader", 300), 2.5, key=True),
+         text(near(r"\b(?:one|a single)\s+(?:slow|straggl\w*)\s+(?:worker|sample|item|batch)",
+                   r"\bblock\w*|\bwait\w*|\bstall\w*|\bhold\w* (?:\w+ )?(?:up|back)", 100), 2.5,
+              key=True),
+         text(r"(?i)\bstragglers?\b|\bhead[- ]of[- ](?:the[- ])?line\b", 1)),
+        "the DataLoader returns batches in the sampler's order and batch i comes from worker "
+        "i mod num_workers, so one slow sample (a large file, a retry, a slow read) holds back "
+        "the batches the other workers have ready; more workers do not help a cost that varies "
+        "from sample to sample",
+        "`loadertune watch` around the loop: stalls come one worker at a time; or time "
+        "__getitem__ over a few hundred indices: a few take far longer than the rest",
+        "DataLoader(in_order=False) (torch >= 2.6) hands out batches as workers finish them "
+        "(the order changes, not the data); make the slow samples cheaper (cache, pre-decode) "
+        "and raise prefetch_factor",
+        priority=62, context=ABOUT_LOADING),
     Signature(
         "stateful_snapshots", "StatefulDataLoader snapshots the workers' state every step",
         (text(near(r"Stateful ?Data ?[Ll]oader", r"\bslow\w*|\d+ ?s(?:ec\w*)? (?:per|/) ?it\w*"
