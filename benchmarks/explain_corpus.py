@@ -21,7 +21,7 @@ from pathlib import Path
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "explain_corpus"
 # fresh*, blind*: each batch collected after the matcher was frozen, scored once before any fix
 SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
-          *(f"blind{n}" for n in range(1, 49)))
+          *(f"blind{n}" for n in range(1, 52)))
 
 
 @dataclass
