@@ -37,16 +37,11 @@ RECORDED_MISSES: set[str] = {  # blind41-44, scored at f56010c, still missed
     # blind45-48, scored at 9a05dfb: a worker SIGKILLed on a machine whose CPUs were too few
     # for its workers (the maintainer's answer); the text shows only the kill
     "1396-wesep-worker-killed-too-many-workers",
-    # blind49-51, scored at 1e316ab
-    "1412-wav2lip-dataset-while-loop-hang",
+    # blind49-51, scored at 1e316ab: an intermittent worker exit whose memory limit came from
+    # the platform's admin; an options error raised in the loader Accelerate rebuilt on resume
+    # (named second, after the options clash the message states)
     "1413-nsml-worker-exited-memory-korean",
-    "1434-dlio-spawn-workers-mpi-init-abort",
     "1441-axolotl-resume-prefetch-factor-rebuild",
-    "1442-mmdet-dataloader-slow-opencv-threads",
-    "1444-fairseq-worker-exited-under-ptvsd-debugger",
-    "1445-ultralytics-classify-cache-ram-grows-per-worker",
-    "1452-gsplat-spawned-workers-reimport-trainer",
-    "1453-musubi-tuner-workers-duplicate-drop-batches",
 }
 # an "unmatched:" header names a text whose established cause is not in the text at all (it
 # came from an answer or another thread); it stays a recorded miss rather than a fitted rule
@@ -74,7 +69,7 @@ def test_corpus_is_large_varied_and_well_formed() -> None:
     entries = [(path, *read_entry(path)) for path in FILES]
     for path, fields, body in entries:
         assert fields["source"].startswith(("https://", "http://")), path.name
-        assert fields["cause"] in ids | {"new"}, path.name  # until blind49-51 are fixed
+        assert fields["cause"] in ids, path.name
         assert fields["why"].strip(), path.name
         assert fields["split"] in SPLITS, path.name
         assert body.strip(), path.name

@@ -143,6 +143,26 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=70, context=(text(r"(?i)shards?\b|iterable ?dataset|\bcollective\b"),),
         explains=("worker_hang", "too_many_workers")),
     Signature(
+        "per_worker_cache", "a cache filled inside the workers is one cache per worker",
+        # a dict or RAM cache the dataset fills as it reads: each worker fills its own copy
+        (text(near(r"\bcache\s*=\s*(?:True|['\"]ram['\"])|\b(?:ram|memory|in-memory) cach\w*"
+                   r"|\bcach\w* (?:the )?(?:images|samples|data|items|decoded\w*|features)\b"
+                   r"|self\.cache\b", r"\b(?:ram|memory)\b[^.\n]{0,40}\b(?:grow\w*|increas\w*|"
+                   r"climb\w*|ris\w*|doubl\w*|multipl\w*)|\b(?:ram|memory) (?:using|usage|use) "
+                   r"(?:is |keeps )?(?:increas|grow)\w*|\bper[- ]worker\b|\beach worker\b", 200), 4,
+              key=True),),
+        "the dataset caches what it reads (a dict, a RAM cache of decoded images) as it goes; "
+        "each worker holds its own copy of the dataset, so each fills its own cache: memory "
+        "grows with num_workers and through the first epochs, and without persistent "
+        "workers the caches are thrown away and refilled every epoch",
+        "`loadertune doctor DATASET` measures per-worker memory (PSS) over an epoch; the "
+        "growth stops with num_workers=0",
+        "fill the cache before the workers start (decode once into a numpy array or a shared "
+        "tensor the workers read), or cache on disk (np.memmap, LMDB); persistent_workers="
+        "True keeps a per-worker cache across epochs",
+        priority=65, context=ABOUT_LOADING, probes=("memory",),
+        explains=("copy_on_read_growth",)),
+    Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
         (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),
          text(r"(?i)(?:memory|\bRAM\b)[^\n]{0,80}(?:grow|increas|leak|goes up|keeps? (?:rising"

@@ -33,6 +33,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # a DataLoader subclass handed to a framework: rebuilt through its constructor
          text(near(r"class \w+\((?:torch\.utils\.data\.)?DataLoader\)",
                    r"lightning|\bTrainer\(|accelerate|\bfabric\b", 1500), 2, key=True),
+         text(near(FRAMEWORKS + r"|acc?e?ll?erate", r"\b(?:reload\w*|rebuil\w*|re-?creat\w*)\b"
+                   r"[^.\n]{0,60}\b(?:into |as )?an? new (?:data ?loader|loader)\b", 200), 2.5,
+              key=True),
          text(r"(?i)\bre-?instantiat\w* (?:the |my |your )?(?:data ?loader|loader)|"
               r"\bsetup_dataloaders\b|\bprepare_data_loader\b", 1),
          text(r"(?i)DistributedSampler", 0.5)),

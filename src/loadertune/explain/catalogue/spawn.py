@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from loadertune.explain.catalogue.common import (
+    ABOUT_LOADING,
     NUM_WORKERS_ZERO_WORKS,
     SPAWN_PLATFORMS,
     WINDOWS,
@@ -193,6 +194,25 @@ SIGNATURES: tuple[Signature, ...] = (
         "keep the state on the dataset object (it is pickled to each worker), or redo the "
         "set-up in worker_init_fn; multiprocessing_context='fork' where fork is safe",
         priority=65, probes=("startmethod",)),
+    Signature(
+        "spawn_reimport_side_effect", "spawned workers re-run code that runs on import",
+        # a fresh interpreter per worker imports the main module and its imports again
+        (text(near(r"\bMPI_Init\w*|\bmpi4py\b", r"\bworkers?\b|data ?loader|\bspawn\w*", 500), 3,
+              key=True),
+         text(near(r"\bre-?import\w*|\bimport[- ]time\b|\bon import\b|\bat import\b",
+                   r"\bspawn\w*\b[^.\n]{0,60}\b(?:workers?|child\w*|process\w*)\b"
+                   r"|\b(?:workers?|child\w*)\b[^.\n]{0,60}\bspawn\w*", 300), 2, key=True),
+         text(r"(?i)\bside[- ]effects?\b", 1)),
+        "under spawn or forkserver each worker is a fresh interpreter that imports the main "
+        "module and what it imports: code that runs at import (MPI_Init from `from mpi4py "
+        "import MPI`, a device or CUDA set-up, a logger or run tracker, reading arguments) "
+        "runs again in every worker, where it may fail or must not run",
+        "`python -c \"import multiprocessing as mp; mp.set_start_method('spawn'); "
+        "import your_module\"` in a child shows the side effect",
+        "move the side effect under `if __name__ == '__main__':` or into a function called by "
+        "the main process only (mpi4py: mpi4py.rc.initialize = False before importing MPI); "
+        "keep modules the dataset imports free of work at import",
+        priority=70, probes=("startmethod",), context=ABOUT_LOADING),
     Signature(
         "unpicklable_object", "the dataset holds an object that cannot be pickled",
         (text(r"cannot pickle '(?P<type>[^']+)' object", 4, key=True),

@@ -65,7 +65,10 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|\b(?:second|next|each|every) epoch|\bruntime\b", 150), 2, key=True),
          text(r"(?i)\bmp\.spawn\b|\bspawn\b|\bforkserver\b", 0.5),
          # evidence for other causes: memory that grows, samples that repeat
-         text(r"(?i)\bmemory\b|\bRAM\b|\bOOM\b|\bleak|duplicat|same (?:augment|random)", -2)),
+         # (memory as where the data is kept, "into memory", "in-memory", is not such evidence)
+         text(r"(?i)\b(?:memory|RAM)\b[^.\n]{0,40}\b(?:grow\w*|increas\w*|leak\w*|explod\w*"
+              r"|usage|consum\w*|spik\w*|us(?:ed|es)\b)|\bOOM\b|\bout of memory\b|\bleak"
+              r"|duplicat|same (?:augment|random)", -2)),
         "persistent_workers is False (the default): each new iterator over the DataLoader (each "
         "epoch, each iter(loader)) shuts its workers down and starts num_workers new ones, and "
         "under spawn pickles the dataset to each again; with several ranks on one machine that "
@@ -131,6 +134,10 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|\b(?:slow|long)\s+(?:worker\s+)?(?:start\w*|initiali[sz]ation|spin[- ]?up)",
                    100), 2.5, key=True),
          text(r"(?i)forkserver.?preload", 2, key=True),
+         # spawned workers and a start-up pause spent importing
+         text(near(r"\bspawn\w*\b[^.\n]{0,40}\bworkers?\b|\bworkers?\b[^.\n]{0,40}\bspawn\w*",
+                   r"\bstart-?up (?:pause|time|delay|cost)|\bre-?import\w*"
+                   r"|\bimport\w* (?:torch|the \w+)\b", 300), 2.5, key=True),
          text(SPAWN_WORKERS_SLOWER, 2.5, key=True),
          text(near(r"\b(?:data ?loader|worker)s?\b (?:initiali[sz]ation|start\w*)", r"\bslow\w*|"
                    r"\bspeed ?up\b|\bminutes?\b|\bsequential\w*", 120), 1.5, key=True),

@@ -179,6 +179,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "multiprocessing_context='forkserver' or 'spawn', or allow overcommit",
         priority=75, context=WORKERS_CONTEXT_FORK, probes=("memory",)),
     Signature(
+        "debugger_workers", "the workers run under a debugger that cannot follow them",
+        (text(near(r"\bptvsd\b|\bdebugpy\b|\bpydevd\b|\b(?:vs ?code|pycharm)(?:'s)? debug\w*"
+                   r"|\bunder (?:a |the )?debugger\b|\bin debug(?:ging)? mode\b|\b(?:when|while) "
+                   r"debugging\b|\bwith (?:a |the )?debugger\b",
+                   r"\bworkers?\b|num_?workers|exited unexpectedly|data ?loader", 300), 3,
+              key=True),
+         text(r"(?i)\bsubProcess\b|sys\.gettrace\(\)", 1)),
+        "the script runs under a debugger (debugpy/ptvsd in VS Code, pydevd in PyCharm, pdb "
+        "breakpoints): it traces or pauses the worker processes it does not follow, so "
+        "workers die, hang or time out, while the same code runs fine without it",
+        "run the same command outside the debugger, or with num_workers=0 under it",
+        "num_workers=0 while debugging (e.g. when sys.gettrace() is not None); VS Code: "
+        "\"subProcess\": true in launch.json to follow the workers",
+        priority=72, context=ABOUT_LOADING),
+    Signature(
         "worker_exception", "your dataset or collate_fn raised in a worker",
         (text(r"(?i)Caught (?P<exception>\w+) in DataLoader worker process (?P<worker>\d+)", 1.5,
               key=True),
