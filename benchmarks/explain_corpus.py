@@ -18,10 +18,10 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+from loadertune.explain.reports import SPLITS, read_entry
+
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "explain_corpus"
-# fresh*, blind*: each batch collected after the matcher was frozen, scored once before any fix
-SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
-          *(f"blind{n}" for n in range(1, 52)))
 
 
 @dataclass
@@ -37,15 +37,6 @@ class Result:
     @property
     def right(self) -> bool:
         return self.got == self.expected
-
-
-def read_entry(path: Path) -> tuple[dict[str, str], str]:
-    """(header fields, text) of one corpus file."""
-    head, sep, body = path.read_text(encoding="utf-8").partition("\n---\n")
-    if not sep:
-        raise SystemExit(f"{path}: no '---' line between the header and the text")
-    fields = dict(line.split(": ", 1) for line in head.splitlines() if ": " in line)
-    return fields, body
 
 
 def run(split: str | None) -> list[Result]:
@@ -95,5 +86,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
     sys.exit(main())

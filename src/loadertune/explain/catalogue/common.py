@@ -29,6 +29,9 @@ SPAWN_PLATFORMS = r"\bwindows\b|\bwin(?:7|10|11|32)\b|\bmac ?os\b|\bosx\b|\bdarw
 GPU_WAITS = (r"\bgpu (?:is |sits |stays )?(?:idle|waiting|starv\w*)|\bgpu idle time\b"
              r"|\bgpus? (?:is |are |being )?under-?(?:used|utili[sz]ed)\b")
 GPU_USE = r"\bgpu[- ]?(?:util\w*|usage|load)"
+# memory told as growing ("RAM keeps increasing", "memory usage is rising")
+GROWING = r"\b(?:grow\w*|increas\w*|ris(?:e|es|ing)|climb\w*)"
+MEMORY_GROWS = r"\b(?:memory|RAM)\b[^.\n]{0,40}" + GROWING
 
 # A text given to a DataLoader tool is about loading unless it names nothing of it: the one
 # guard of the causes told in words (a hang, a slowdown, repeated samples, growing memory),

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import ABOUT_LOADING, NUM_WORKERS_ZERO_WORKS
+from loadertune.explain.catalogue.common import (
+    ABOUT_LOADING,
+    GROWING,
+    MEMORY_GROWS,
+    NUM_WORKERS_ZERO_WORKS,
+)
 from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 # SQLite's own words for a connection used by several processes at once
@@ -147,10 +152,8 @@ SIGNATURES: tuple[Signature, ...] = (
         # a dict or RAM cache the dataset fills as it reads: each worker fills its own copy
         (text(near(r"\bcache\s*=\s*(?:True|['\"]ram['\"])|\b(?:ram|memory|in-memory) cach\w*"
                    r"|\bcach\w* (?:the )?(?:images|samples|data|items|decoded\w*|features)\b"
-                   r"|self\.cache\b", r"\b(?:ram|memory)\b[^.\n]{0,40}\b(?:grow\w*|increas\w*|"
-                   r"climb\w*|ris\w*|doubl\w*|multipl\w*)|\b(?:ram|memory) (?:using|usage|use) "
-                   r"(?:is |keeps )?(?:increas|grow)\w*|\bper[- ]worker\b|\beach worker\b", 200), 4,
-              key=True),),
+                   r"|self\.cache\b", MEMORY_GROWS + r"|\bper[- ]worker\b|\beach worker\b", 200),
+              4, key=True),),
         "the dataset caches what it reads (a dict, a RAM cache of decoded images) as it goes; "
         "each worker holds its own copy of the dataset, so each fills its own cache: memory "
         "grows with num_workers and through the first epochs, and without persistent "
@@ -171,11 +174,11 @@ SIGNATURES: tuple[Signature, ...] = (
               r"over|per) (?:an |one |each )?epoch", 1.5, key=True),
          text(r"pytorch/pytorch/issues/13246", 2),
          # growth that goes on until the process is killed: the kill is its end, not its cause
-         text(r"(?i)\b(?:memory|RAM)\b[^.\n]{0,60}(?:\b(?:grow\w*|increas\w*|ris\w*|climb\w*)|"
-              r"不断|持续)[^.\n]{0,40}(?:\b(?:until|till|then)\b|直至|直到)[^.\n]{0,40}(?:\bkilled\b"
-              r"|\boom\b|\bcrash\w*|100 ?%|被杀)", 2, key=True),
+         text(r"(?i)\b(?:memory|RAM)\b[^.\n]{0,60}(?:" + GROWING + r"|不断|持续)[^.\n]{0,40}"
+              r"(?:\b(?:until|till|then)\b|直至|直到)[^.\n]{0,40}(?:\bkilled\b|\boom\b|\bcrash\w*"
+              r"|100 ?%|被杀)", 2, key=True),
          # growth over the epoch is the mark of copy-on-read (a leak in the model grows by step)
-         text(near(r"\b(?:memory|RAM)\b[^.\n]{0,40}\b(?:grow\w*|increas\w*|rising|climb\w*)",
+         text(near(MEMORY_GROWS,
                    r"\b(?:during|over|through(?:out)?|within|in) (?:an |the |one |each )?"
                    r"(?:training )?epoch", 100), 2, key=True),
          # too much memory blamed on building the loaders or the dataset

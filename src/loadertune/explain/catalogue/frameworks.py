@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from loadertune.explain.signature import Signature, near, text
 
-FRAMEWORKS = r"lightning|\blite\b|\bfabric\b|accelerate|\btrainer\b|setup_dataloaders|prepare"
+# the frameworks by name, and their loader set-up calls
+FRAMEWORK_NAMES = r"lightning|\bfabric\b|accelerate|\btrainer\b"
+FRAMEWORKS = FRAMEWORK_NAMES + r"|\blite\b|setup_dataloaders|prepare"
 
 OWN_SAMPLER = (r"\bBatchSampler\b|\bbatch_sampler\b|\bcustom (?:batch )?sampler\b"
                r"|\b(?:my|own) (?:\w+ )?sampler\b")
@@ -21,8 +23,7 @@ SIGNATURES: tuple[Signature, ...] = (
          # the framework put its own in its place (or around the wrong one)
          text(near(OWN_SAMPLER, r"\bdistributed\b|\bddp\b|multi-?gpu|multiple gpus|multi-?node",
                    400), 1.5, key=True),
-         text(near(OWN_SAMPLER, r"accelerate|lightning|\bfabric\b|\btrainer\b", 600), 1.5,
-              key=True),
+         text(near(OWN_SAMPLER, FRAMEWORK_NAMES, 600), 1.5, key=True),
          # a sampler the user never set, refused by an IterableDataset: the framework's own
          # (outweighs the message itself, which names only the clash of options)
          text(near(r"IterableDataset: expected unspecified sampler option", FRAMEWORKS, 1500),
@@ -32,7 +33,7 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|_reinstantiate_wrapped_cls|_replace_dunder_methods", 2.5, key=True),
          # a DataLoader subclass handed to a framework: rebuilt through its constructor
          text(near(r"class \w+\((?:torch\.utils\.data\.)?DataLoader\)",
-                   r"lightning|\bTrainer\(|accelerate|\bfabric\b", 1500), 2, key=True),
+                   FRAMEWORK_NAMES, 1500), 2, key=True),
          text(near(FRAMEWORKS + r"|acc?e?ll?erate", r"\b(?:reload\w*|rebuil\w*|re-?creat\w*)\b"
                    r"[^.\n]{0,60}\b(?:into |as )?an? new (?:data ?loader|loader)\b", 200), 2.5,
               key=True),
