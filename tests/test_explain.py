@@ -8,17 +8,21 @@ import shutil
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 
 import pytest
+import torch
 from _failures import EXPECTED, OWN_PROCESS, SHM, combined_script
 from _lt import (
     cli,
     env,
 )
 from test_explain_corpus import CORPUS_CAUSES
+from torch.utils.data import Dataset
 
 from loadertune.explain import CATALOGUE, explain_text
+from loadertune.explain.normalize import normalize
 from loadertune.trial.supervisor import kill_tree
 
 TORCH = Path(__import__("torch").__file__).parent
@@ -275,3 +279,42 @@ def test_a_cause_ranks_above_the_symptom_it_explains() -> None:
     assert [m.signature.id for m in ranked[:2]] == ["shared_file_handle", "worker_segfault"]
     assert ranked[1].score > ranked[0].score
     assert explain_text(crash).matches[0].signature.id == "worker_segfault"
+
+
+class _StacksInGetitem(torch.utils.data.Dataset):
+    """A dataset whose own __getitem__ stacks crops of different sizes."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        return torch.stack([torch.zeros(3, 8), torch.zeros(3, 8 + i)])
+
+
+class _UnequalSamples(torch.utils.data.Dataset):
+    """A dataset of samples of different lengths: the default collate cannot stack them."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        return torch.zeros(8 + i)
+
+
+@pytest.mark.parametrize(("dataset", "expected"), [(_StacksInGetitem(), "worker_exception"),
+                                                   (_UnequalSamples(), "collate_size_mismatch")])
+def test_the_frame_that_raised_tells_dataset_from_collate(dataset: Dataset,
+                                                          expected: str) -> None:
+    """One message ("stack expects each tensor to be equal size"), two causes: raised in the
+    dataset's own __getitem__ it is the dataset's bug; raised in default_collate it is
+    samples of different sizes. Real tracebacks from a real worker."""
+    loader = torch.utils.data.DataLoader(dataset, batch_size=2, num_workers=1)
+    with pytest.raises(RuntimeError) as failure:
+        next(iter(loader))
+    text = "".join(traceback.format_exception(failure.value))
+    assert "stack expects each tensor to be equal size" in text
+    explanation = explain_text(text)
+    assert explanation.primary.signature.id == expected
+    raised_in = normalize(text).raisers[-1][1]
+    assert raised_in.endswith(" in __getitem__" if expected == "worker_exception"
+                              else " in collate_tensor_fn")

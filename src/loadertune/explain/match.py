@@ -116,7 +116,8 @@ def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS,
         return [(parsed.line_at(m.start()), m.groupdict()) for m in found]
     if flat:
         return []
-    view = parsed.frames if signal.where == "frame" else parsed.exceptions
+    view = {"frame": parsed.frames, "raiser": parsed.raisers}.get(signal.where,
+                                                                  parsed.exceptions)
     matches = ((i, pattern.search(item)) for i, item in view)
     return list(islice(((i, m.groupdict()) for i, m in matches if m), limit))
 
@@ -131,7 +132,7 @@ def _found(signal: Signal, parsed: Parsed) -> tuple[list[Hit], float]:
     """Where ``signal`` is found (as written, else retyped or re-wrapped) and its weight."""
     limit = max(MAX_HITS, signal.min_count)
     hits, weight = _hits(signal, parsed, limit), signal.weight
-    loose = signal.where != "frame" and len(parsed.text) <= LOOSE_MAX_TEXT
+    loose = signal.where in ("text", "exception") and len(parsed.text) <= LOOSE_MAX_TEXT
     for folded, flat, factor in LOOSE if loose else ():
         if len(hits) >= signal.min_count:
             break

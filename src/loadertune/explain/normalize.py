@@ -4,8 +4,9 @@ Pasted logs carry rank and timestamp prefixes (torchrun, Lightning, logging), ri
 decoration, Windows paths, lines wrapped at the terminal width, and output of several
 processes interleaved, and long logs repeat one line shape thousands of times (progress bars).
 `normalize` strips the decoration, joins wrapped lines, drops the repeats and returns the
-views the matcher reads: the text, the exception lines, the stack frames, and which lines sit
-inside an "Exception ignored in" block (noise printed at shutdown).
+views the matcher reads: the text, the exception lines, the stack frames, the frame each
+exception was raised in, and which lines sit inside an "Exception ignored in" block (noise
+printed at shutdown).
 """
 
 from __future__ import annotations
@@ -74,8 +75,9 @@ class Parsed:
     """A normalised log: its lines and the views the matcher reads.
 
     ``lines[i]`` came from original line ``origin[i]`` (1-based); ``frames`` and
-    ``exceptions`` are ``(line index, text)``; ``ignored`` holds the indices of lines inside
-    an "Exception ignored in" block.
+    ``exceptions`` are ``(line index, text)``; ``raisers`` holds, for each exception that
+    follows a stack, its innermost frame (the code that raised it); ``ignored`` holds the
+    indices of lines inside an "Exception ignored in" block.
     """
 
     lines: tuple[str, ...]
@@ -87,6 +89,7 @@ class Parsed:
     starts: tuple[int, ...]
     flat: str = ""  # text with each single line break a space (same offsets)
     joins_lines: bool = False  # flat differs from text: a search across line breaks can add
+    raisers: tuple[tuple[int, str], ...] = ()
 
     def line_at(self, offset: int) -> int:
         """Index of the line holding character ``offset`` of ``text``."""
@@ -222,12 +225,19 @@ def normalize(raw: str) -> Parsed:
                                                        for line in raw.split("\n")])))
     frames: list[tuple[int, str]] = []
     exceptions: list[tuple[int, str]] = []
+    raisers: list[tuple[int, str]] = []
+    innermost: tuple[int, str] | None = None  # the last frame since the last exception
     for i, line in enumerate(lines):
         for pattern in FRAME_PATTERNS:
             frames.extend((i, f"{m['path']} in {m['func']}") for m in pattern.finditer(line))
+        if frames and frames[-1][0] == i:
+            innermost = frames[-1]
         for m in (*EXCEPTION.finditer(line), *EXCEPTION_LOWER.finditer(line)):
             message = (m["msg"] or "").strip()
             exceptions.append((i, f"{m['type']}: {message}" if message else m["type"]))
+            if innermost is not None:
+                raisers.append(innermost)
+                innermost = None
     text = "\n".join(lines)
     starts: list[int] = []
     offset = 0
@@ -237,4 +247,4 @@ def normalize(raw: str) -> Parsed:
     flat = SINGLE_BREAK.sub(" ", text)
     return Parsed(tuple(lines), tuple(origin), tuple(frames), tuple(exceptions),
                   _ignored_lines(lines), text, tuple(starts),
-                  flat, flat != text)
+                  flat, flat != text, tuple(raisers))

@@ -1,9 +1,10 @@
 """The data a catalogue entry is made of: weighted signals and what they mean.
 
 A `Signal` is one piece of evidence (a regex) looked for in one view of the log: the whole
-normalised text, the exception lines, or the stack frames. A `Signature` adds up the weights
-of its signals that are present; the matcher ranks signatures by that score. Entries are pure
-data: a new failure is a new `Signature`, the matcher does not change.
+normalised text, the exception lines, the stack frames, or the frame an exception was raised
+in (which code failed: the user's dataset or the loader's collate). A `Signature` adds up the
+weights of its signals that are present; the matcher ranks signatures by that score. Entries
+are pure data: a new failure is a new `Signature`, the matcher does not change.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Where = Literal["text", "exception", "frame"]
+Where = Literal["text", "exception", "frame", "raiser"]
 
 
 def phrase(text: str) -> str:
@@ -67,6 +68,12 @@ def frame(pattern: str, weight: float = 1.0, *, key: bool = False,
           min_count: int = 1) -> Signal:
     """A signal looked for in the stack frames, each written ``path in function``."""
     return Signal(pattern, weight, "frame", key, min_count)
+
+
+def raised_in(pattern: str, weight: float = 1.0, *, key: bool = False) -> Signal:
+    """A signal looked for in the innermost frame of each traceback (``path in function``):
+    the code that raised the exception, not the frames that called it."""
+    return Signal(pattern, weight, "raiser", key)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from loadertune.explain.signature import Signature, exc, frame, near, text
+from loadertune.explain.signature import Signature, exc, frame, near, raised_in, text
+
+# the exception came out of the dataset's own __getitem__ (its own torch.stack, its own
+# lookup), not out of the loader's collate: a worker exception, whatever its message says
+RAISED_IN_DATASET = raised_in(r" in __getitem__$", -3)
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -19,8 +23,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)\bstack\w*\b[^\n]{0,60}\b(?:(?:without|not|n't)\s+(?:the\s+)?(?:same|equal)"
               r"|different|unequal|varying|variable)\s+(?:sizes?|shapes?|lengths?)", 2.5, key=True),
          frame(r"collate\.py in (?:default_)?collate\w*$", 1),
-         # the stack that failed is the dataset's own, in __getitem__, not the loader's collate
-         text(r"in __getitem__\n[^\n]*\bstack\([^\n]*\n[^\n]*stack expects each tensor", -3),
+         RAISED_IN_DATASET,
          text(r"(?i)equal size|same size|different sizes?", 0.5)),
         "the default collate stacks the samples of a batch into one tensor; samples of "
         "different shapes (images of different sizes, sequences of different lengths) "
@@ -39,6 +42,7 @@ SIGNATURES: tuple[Signature, ...] = (
          # the message cut off: collate raised (or a TypeError while fetching a batch), and
          # the text names the usual culprits (None returned, a PIL image, no ToTensor)
          frame(r"collate\.py in (?:default_collate|collate)\w*$", 1, key=True),
+         RAISED_IN_DATASET,
          text(r"(?is)\bTypeError\b.{0,3000}?_utils/fetch\.py", 1, key=True),
          text(r"(?i)(?:return\w*|retourn\w*|renvo\w*)\s+(?:a\s+)?None\b|\bPIL\b[^\n]{0,40}"
               r"image|\bto_?tensor\b", 1.5)),
