@@ -128,6 +128,11 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|no data|nothing)|\bworkers? (?:\w+ )?(?:without|with no) data\b"
                    r"|\bidle workers\b", 300), 2.5,
               key=True),
+         # more workers than shards: the extra ones idle, so adding workers changes nothing
+         text(near(r"\bshards?\b|webdataset|\btar (?:files?|archives?)\b",
+                   r"\bnum_?workers`?\s+(?:does(?:n'?t| not) (?:seem to )?(?:have|make)|has) "
+                   r"(?:any |an? |no )?(?:effect|difference)|\bmore workers\b[^.\n]{0,30}"
+                   r"(?:does(?:n'?t| not)|no) (?:help|speed|faster)", 800), 2.5, key=True),
          text(near(r"\bshards?\b", r"\bddp\b|distributed|\branks?\b|\bnodes?\b|world.?size"
                    r"|\bgpus\b", 300), 1),
          # an IterableDataset whose ranks get different amounts: the short one stops early
@@ -145,7 +150,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "count the shards against world_size x num_workers",
         "at least world_size x num_workers shards of similar size (more is better), fewer "
         "workers, or equal-length epochs per rank (webdataset: resampled=True / with_epoch(n))",
-        priority=70, context=(text(r"(?i)shards?\b|iterable ?dataset|\bcollective\b"),),
+        priority=70, context=(text(r"(?i)shards?\b|iterable ?dataset|\bcollective\b|webdataset"),),
         explains=("worker_hang", "too_many_workers")),
     Signature(
         "per_worker_cache", "a cache filled inside the workers is one cache per worker",
@@ -153,7 +158,11 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(near(r"\bcache\s*=\s*(?:True|['\"]ram['\"])|\b(?:ram|memory|in-memory) cach\w*"
                    r"|\bcach\w* (?:the )?(?:images|samples|data|items|decoded\w*|features)\b"
                    r"|self\.cache\b", MEMORY_GROWS + r"|\bper[- ]worker\b|\beach worker\b", 200),
-              4, key=True),),
+              4, key=True),
+         # a RAM cache of images sized against the machine's memory (yolov3/5's --cache)
+         text(near(r"\bcache[_-]?images?\b|\bcach\w* (?:\d+k? )?images\b",
+                   r"\b\d+\s*GB?\b[^.\n]{0,20}(?:\bmemory\b|\bRAM\b)|\bfree (?:memory|RAM)\b"
+                   r"|(?:memory|RAM) (?:runs? out|is full)", 200), 3, key=True)),
         "the dataset caches what it reads (a dict, a RAM cache of decoded images) as it goes; "
         "each worker holds its own copy of the dataset, so each fills its own cache: memory "
         "grows with num_workers and through the first epochs, and without persistent "

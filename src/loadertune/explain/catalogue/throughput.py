@@ -1,5 +1,5 @@
 """The loader runs but too slowly: workers restarted or slow to start, too few of them,
-per-sample overhead, snapshots."""
+costly transforms, per-sample overhead, snapshots."""
 
 from __future__ import annotations
 
@@ -126,6 +126,34 @@ SIGNATURES: tuple[Signature, ...] = (
         "raise num_workers (and prefetch_factor) to what `loadertune tune` measures; keep "
         "heavy work out of the main process",
         priority=40, context=ABOUT_LOADING),
+    Signature(
+        "slow_transform", "each sample's decode or transform costs more than the workers supply",
+        # the GPU starved although several workers load: the per-sample work is the bottleneck
+        (text(near(GPU_USE + "|" + GPU_WAITS, r"num_?workers\W{0,3}(?:=|:)\s*(?:[4-9]|[1-9]\d)\b",
+                   400), 1.5, key=True),
+         text(near(GPU_USE, r"\blow\b|\bdrops?\b|fluctuat\w*|flicker\w*|volatile|\bidle\b"
+                   r"|\b0 ?%", 60), 1),
+         # a transform named as the bottleneck, or as far slower than another implementation
+         text(r"(?i)\b(?:resiz\w*|augment\w*|transforms?|decod\w*|skimage|scikit-image|imread)"
+              r"[^.\n]{0,40}\b(?:(?:is|was|are|were|be(?:ing)?) (?:the |a |my )?(?:main |real )?"
+              r"bottleneck|orders? of magnitude slower|takes? (?:most|\d+ ?%) of the time)\b", 3,
+              key=True),
+         # loading in the main process: too few workers, whatever the transforms cost
+         text(NO_WORKERS, -2),
+         text(r"(?i)\bskimage\b|scikit-image", 0.5),
+         # storage, not CPU, when the text points at the disk or the network
+         text(r"(?i)\b(?:hdd|hard (?:disk|drive)|nfs|network (?:drive|storage|file)|s3|gcs)\b",
+              -2)),
+        "every sample passes through __getitem__'s decode and transforms in one worker; when one "
+        "sample's work (a slow resize such as skimage's, decoding large images, heavy "
+        "augmentation) costs more than the workers together can supply per training step, "
+        "the GPU idles between batches whatever num_workers is once the cores are busy",
+        "`loadertune bench DATASET` shows where worker time goes (its 'where worker time goes' "
+        "line) and samples/s per worker; time dataset[i] with the transform on and off",
+        "use faster implementations (cv2 or PIL instead of skimage, decode at reduced size), "
+        "resize once offline and store the smaller files, cache decoded samples, or move "
+        "augmentation to the GPU (kornia, DALI); then `loadertune tune DATASET`",
+        priority=45, context=ABOUT_LOADING, explains=("too_few_workers",)),
     Signature(
         "slow_worker_start", "each worker takes seconds to start",
         # spawn/forkserver: a fresh interpreter per worker imports the main module's world
