@@ -250,6 +250,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(PERSISTENT, r"\brepeated\w* creat\w*|\bre-?creat\w*|\bcreat\w* "
                    r"(?:a )?new " + A_LOADER + r"s? (?:each|every)", 200), 2.5,
               key=True),
+         # Lightning rebuilds persistent, pinning loaders every n epochs: torch leaks their
+         # files and threads (pytorch#91252), named in Lightning's own warning
+         text(r"(?i)reload_dataloaders_every_n_epochs|pytorch/pytorch/issues/91252", 2.5,
+              key=True),
          text(r"(?i)\bmemory\b", 0.5)),
         "each epoch (or evaluation) creates a new DataLoader, iterator, Pool or Manager whose "
         "processes are never shut down (an old iterator is still referenced, a loader with "
@@ -257,8 +261,10 @@ SIGNATURES: tuple[Signature, ...] = (
         "count and memory grow every epoch until the machine runs out",
         "`ps --ppid <training pid> --no-headers | wc -l` once per epoch: the count grows",
         "create the DataLoader once, outside the epoch loop; drop references to old "
-        "iterators; close pools and managers you start (a `with` block)",
-        priority=70, explains=("copy_on_read_growth", "worker_oom_killed")),
+        "iterators; close pools and managers you start (a `with` block); a loader rebuilt "
+        "every n epochs (Lightning's reload_dataloaders_every_n_epochs) wants "
+        "persistent_workers=False or pin_memory=False",
+        priority=70, explains=("copy_on_read_growth", "worker_oom_killed", "pin_memory_thread")),
     Signature(
         "daemon_children", "a worker tried to start processes of its own",
         (text(r"daemonic processes are not allowed to have children", 4, key=True),
