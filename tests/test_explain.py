@@ -223,6 +223,20 @@ def test_cli_bad_input_is_one_line(tmp_path: Path) -> None:
     assert "does not exist" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_cli_shows_the_id_and_confidence_at_any_width(tmp_path: Path, columns: str) -> None:
+    """A panel's title is cut to one line: at 80 columns a long title lost the id and the
+    confidence, so they are printed in the panel's body too."""
+    log = tmp_path / "issue.txt"
+    log.write_text("huggingface/tokenizers: The current process just got forked, after "
+                   "parallelism has already been used. Disabling parallelism to avoid "
+                   "deadlocks...\nTo disable this warning, you can either:\n")
+    result = cli("explain", str(log), "--no-live", extra_env={"COLUMNS": columns})
+    assert result.returncode == 0, result.stderr
+    assert max(len(line) for line in result.stdout.splitlines()) <= int(columns)
+    assert "harmless_tokenizers_fork, confidence" in result.stdout
+
+
 def test_shell_killed_line_and_catalogue_listing() -> None:
     text = "Epoch 3: 41%|####     | 410/1000\nbash: line 1:  4242 Killed    python train.py\n"
     assert explain_text(text).primary.signature.id == "worker_oom_killed"

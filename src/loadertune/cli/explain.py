@@ -40,6 +40,11 @@ def read_input(source: str) -> str:
 def render_match(match: Match, primary: bool) -> Panel:
     s = match.signature
     body = Text()
+    # the id and confidence in the body, not only in the title: a title is cut to one line,
+    # and at 80 columns a long one loses its end
+    basis = ", from similar reports" if match.similar else ""
+    body.append("id:      ", style="bold")
+    body.append(f"{s.id}, confidence {match.confidence:.0%}{basis}\n", style="dim")
     if s.harmless:
         body.append("probably harmless: ", style="bold green")
         body.append("nothing failed because of these lines\n")
@@ -68,8 +73,7 @@ def render_match(match: Match, primary: bool) -> Panel:
         style = {"ok": "green", "warn": "yellow", "error": "red"}[finding.severity]
         body.append(f"\nhere:    [{finding.severity}] ", style=style)
         body.append(finding.evidence)
-    basis = ", from similar reports" if match.similar else ""
-    title = f"[bold]{s.title}[/] [dim]({s.id}, confidence {match.confidence:.0%}{basis})[/]"
+    title = f"[bold]{s.title}[/]"
     style = "green" if s.harmless else "red" if primary else "yellow"
     return Panel(body, title=title, title_align="left", border_style=style)
 
