@@ -295,7 +295,7 @@ def test_a_cause_ranks_above_the_symptom_it_explains() -> None:
     assert explain_text(crash).matches[0].signature.id == "worker_segfault"
 
 
-class _StacksInGetitem(torch.utils.data.Dataset):
+class _StacksInGetitem(Dataset):
     """A dataset whose own __getitem__ stacks crops of different sizes."""
 
     def __len__(self) -> int:
@@ -305,7 +305,7 @@ class _StacksInGetitem(torch.utils.data.Dataset):
         return torch.stack([torch.zeros(3, 8), torch.zeros(3, 8 + i)])
 
 
-class _UnequalSamples(torch.utils.data.Dataset):
+class _UnequalSamples(Dataset):
     """A dataset of samples of different lengths: the default collate cannot stack them."""
 
     def __len__(self) -> int:

@@ -116,8 +116,7 @@ def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS,
         return [(parsed.line_at(m.start()), m.groupdict()) for m in found]
     if flat:
         return []
-    view = {"frame": parsed.frames, "raiser": parsed.raisers}.get(signal.where,
-                                                                  parsed.exceptions)
+    view = parsed.view(signal.where)
     matches = ((i, pattern.search(item)) for i, item in view)
     return list(islice(((i, m.groupdict()) for i, m in matches if m), limit))
 

@@ -91,6 +91,12 @@ class Parsed:
     joins_lines: bool = False  # flat differs from text: a search across line breaks can add
     raisers: tuple[tuple[int, str], ...] = ()
 
+    def view(self, where: str) -> tuple[tuple[int, str], ...]:
+        """The ``(line index, text)`` items a frame, raiser or exception signal reads."""
+        if where == "frame":
+            return self.frames
+        return self.raisers if where == "raiser" else self.exceptions
+
     def line_at(self, offset: int) -> int:
         """Index of the line holding character ``offset`` of ``text``."""
         return bisect.bisect_right(self.starts, offset) - 1

@@ -24,6 +24,10 @@ SPAWN_WORKERS_SLOWER = near(
     r"|\b(?:slow\w*|bottleneck)\b[^.\n]{0,80}num_?workers\s*(?:>=?\s*\d|=\s*[1-9])"
     r"|num_?workers\W{0,4}(?:=|to|as)?\s*0\b[^.\n]{0,60}\b(?:faster|takes? <?\d)", 250)
 
+# the GPU's use told as low, falling or swinging: it waits for something, most often data
+GPU_STARVED = near(GPU_USE, r"\blow\b|\bdrops?\b|fluctuat\w*|flicker\w*|volatile|\bidle\b"
+                   r"|\b0 ?%|\b(?:of|at|is) 0\b", 60)
+
 # num_workers left at 0 (or not set), as code, a command-line flag or words
 NO_WORKERS = (r"num[_-]?workers\W{0,4}(?:=|is|to|as)?\s*0\b|\b(?:no|without|not set\w*|none of"
               r"|n'?t use any)[^\n]{0,40}num[_-]?workers")
@@ -99,8 +103,7 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"\d", 150),
               1.5, key=True),
          # the GPU starved: the classic sign of a loader that cannot keep up
-         text(near(GPU_USE, r"\blow\b|\bdrops?\b|fluctuat\w*|\bidle\b"
-                   r"|\b0 ?%|\b(?:of|at|is) 0\b", 60), 2, key=True),
+         text(GPU_STARVED, 2, key=True),
          # asking how to raise the GPU's use: it waits for something, most often the data
          text(near(GPU_USE, r"\b(?:increas\w*|improv\w*|rais\w*|boost\w*|maximi[sz]\w*"
                    r"|higher)\b", 30), 1.5, key=True),
@@ -131,8 +134,7 @@ SIGNATURES: tuple[Signature, ...] = (
         # the GPU starved although several workers load: the per-sample work is the bottleneck
         (text(near(GPU_USE + "|" + GPU_WAITS, r"num_?workers\W{0,3}(?:=|:)\s*(?:[4-9]|[1-9]\d)\b",
                    400), 1.5, key=True),
-         text(near(GPU_USE, r"\blow\b|\bdrops?\b|fluctuat\w*|flicker\w*|volatile|\bidle\b"
-                   r"|\b0 ?%", 60), 1),
+         text(GPU_STARVED, 1),
          # a transform named as the bottleneck, or as far slower than another implementation
          text(r"(?i)\b(?:resiz\w*|augment\w*|transforms?|decod\w*|skimage|scikit-image|imread)"
               r"[^.\n]{0,40}\b(?:(?:is|was|are|were|be(?:ing)?) (?:the |a |my )?(?:main |real )?"
