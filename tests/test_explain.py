@@ -315,6 +315,40 @@ class _UnequalSamples(Dataset):
         return torch.zeros(8 + i)
 
 
+class _Captions(Dataset):
+    """A dataset over a Python list: it takes one integer index at a time."""
+
+    def __init__(self) -> None:
+        self.captions = [f"caption {i}" for i in range(8)]
+
+    def __len__(self) -> int:
+        return len(self.captions)
+
+    def __getitem__(self, i: int) -> str:
+        return self.captions[i]
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_batch_sampler_passed_as_sampler_is_named_from_the_real_traceback(workers: int) -> None:
+    """BatchSampler given as sampler=: each list of indices reaches __getitem__ as one index.
+    Named from the real traceback (in a worker, under its "Caught TypeError" wrapper too);
+    passed as batch_sampler= the same sampler works."""
+    batches = torch.utils.data.sampler.BatchSampler(range(8), batch_size=4, drop_last=False)
+    loader = torch.utils.data.DataLoader(_Captions(), sampler=batches, batch_size=2,
+                                         num_workers=workers)
+    with pytest.raises(TypeError) as failure:
+        next(iter(loader))
+    text = "".join(traceback.format_exception(failure.value))
+    traceback.clear_frames(failure.tb)  # the worker stops now (see the test below)
+    assert "list indices must be integers or slices, not list" in text
+    explanation = explain_text(text)
+    assert explanation.primary.signature.id == "batch_sampler_as_sampler"
+    assert "list indices must be integers or slices, not list" in " ".join(
+        line for _, line in explanation.primary.evidence)
+    fixed = next(iter(torch.utils.data.DataLoader(_Captions(), batch_sampler=batches)))
+    assert fixed == [f"caption {i}" for i in range(4)]
+
+
 @pytest.mark.parametrize(("dataset", "expected"), [(_StacksInGetitem(), "worker_exception"),
                                                    (_UnequalSamples(), "collate_size_mismatch")])
 def test_the_frame_that_raised_tells_dataset_from_collate(dataset: Dataset,
@@ -322,10 +356,12 @@ def test_the_frame_that_raised_tells_dataset_from_collate(dataset: Dataset,
     """One message ("stack expects each tensor to be equal size"), two causes: raised in the
     dataset's own __getitem__ it is the dataset's bug; raised in default_collate it is
     samples of different sizes. Real tracebacks from a real worker."""
-    loader = torch.utils.data.DataLoader(dataset, batch_size=2, num_workers=1)
+    batches = iter(torch.utils.data.DataLoader(dataset, batch_size=2, num_workers=1))
     with pytest.raises(RuntimeError) as failure:
-        next(iter(loader))
+        next(batches)
     text = "".join(traceback.format_exception(failure.value))
+    traceback.clear_frames(failure.tb)  # else the loader lives on in a reference cycle, and
+    del batches  # gc's shutdown of it waits 5 s for the worker; freed here, it stops at once
     assert "stack expects each tensor to be equal size" in text
     explanation = explain_text(text)
     assert explanation.primary.signature.id == expected

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import PERSISTENT
-from loadertune.explain.signature import Signature, near, text
+from loadertune.explain.catalogue.common import ABOUT_LOADING, PERSISTENT
+from loadertune.explain.signature import Signature, exc, frame, near, raised_in, text
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -51,4 +51,26 @@ SIGNATURES: tuple[Signature, ...] = (
         "the line that calls `.next()` on `iter(loader)`",
         "use `next(it)` instead of `it.next()` (on a loader: `next(iter(loader))`)",
         priority=90),
+    Signature(
+        "batch_sampler_as_sampler", "a batch sampler was passed as sampler=",
+        # a sampler that yields lists of indices, given where single indices are expected
+        (text(r"(?<![\w.])sampler\s*=\s*(?:[\w.]+\.)?\w*Batch\w*Sampler\(", 3.5, key=True),
+         text(near(r"\b\w*Batch\w*Sampler\b", r"\bDataLoader\([^)\n]*(?<![\w.])sampler\s*=",
+                   800), 2.5, key=True),
+         # a list for an index, raised in the dataset's __getitem__ called by the loader's
+         # fetch of single indices: the loader's sampler yields lists
+         exc(r"list indices must be integers or slices, not list|unhashable type: 'list'"
+             r"|only integer tensors of a single element can be converted to an index", 1.5,
+             key=True),
+         frame(r"fetch\.py in (?:<listcomp>|fetch)$", 0.5),
+         raised_in(r" in __getitem__$", 1),
+         text(r"(?<![\w.])batch_sampler\s*=", -3)),
+        "a batch sampler yields a list of indices per step; passed as DataLoader(sampler=...) "
+        "it is treated as a sampler of single indices, so each whole list reaches the "
+        "dataset's __getitem__ as one index (and batch_size more of them are batched on top): "
+        "the dataset fails on a list it cannot index with, or batches come out nested",
+        "`next(iter(sampler))`: a list of indices means it belongs in batch_sampler=",
+        "DataLoader(dataset, batch_sampler=sampler, ...) without batch_size, shuffle, sampler "
+        "and drop_last (the batch sampler decides them)",
+        priority=80, context=ABOUT_LOADING, explains=("worker_exception",)),
 )

@@ -23,7 +23,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"NoneType\W{0,2}(?: object)? has no attribute \W{0,2}(?:python_exit_status"
               r"|_shutdown_workers|MP_STATUS_CHECK_INTERVAL)\b", 3, key=True),
          # a worker/pin-memory thread's trace printed after training ended
-         text(r"(?i)finish\w* training|training (?:is |has )?(?:finished|completed|done|ended)",
+         text(r"(?i)(?<!to )finish\w* training|training (?:is |has )?(?:finished|completed|done"
+              r"|ended)",
               1.5, key=True),
          text(r"(?i)(?:can|could|may) (?:safely )?(?:be )?(?:ignored?|dismiss\w*)|is harmless"
               r"|no effect on (?:the )?training", 1.5),

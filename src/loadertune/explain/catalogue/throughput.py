@@ -28,6 +28,10 @@ SPAWN_WORKERS_SLOWER = near(
 GPU_STARVED = near(GPU_USE, r"\blow\b|\bdrops?\b|fluctuat\w*|flicker\w*|volatile|\bidle\b"
                    r"|\b0 ?%|\b(?:of|at|is) 0\b", 60)
 
+# a training log whose steps are mostly a wait for data: a second or more of each step in the
+# loader (mmcv, MMEngine, detectron2 and others print `time: 31.5, data_time: 11.1`)
+DATA_BOUND_LOG = r"\btime: \d+(?:\.\d+)?,?\s+data(?:_time)?: [1-9]\d*\.\d+"
+
 # num_workers left at 0 (or not set), as code, a command-line flag or words
 NO_WORKERS = (r"num[_-]?workers\W{0,4}(?:=|is|to|as)?\s*0\b|\b(?:no|without|not set\w*|none of"
               r"|n'?t use any)[^\n]{0,40}num[_-]?workers")
@@ -104,6 +108,7 @@ SIGNATURES: tuple[Signature, ...] = (
               1.5, key=True),
          # the GPU starved: the classic sign of a loader that cannot keep up
          text(GPU_STARVED, 2, key=True),
+         text(DATA_BOUND_LOG, 2, key=True),
          # asking how to raise the GPU's use: it waits for something, most often the data
          text(near(GPU_USE, r"\b(?:increas\w*|improv\w*|rais\w*|boost\w*|maximi[sz]\w*"
                    r"|higher)\b", 30), 1.5, key=True),
@@ -135,6 +140,9 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(near(GPU_USE + "|" + GPU_WAITS, r"num_?workers\W{0,3}(?:=|:)\s*(?:[4-9]|[1-9]\d)\b",
                    400), 1.5, key=True),
          text(GPU_STARVED, 1),
+         # videos decoded per sample in a loader that is slow: the heaviest per-sample work
+         text(near(r"\bvideos? ?(?:data ?loader|decod\w*|read(?:er|ing))\b|\bVideoReader\b",
+                   r"\bslow\w*|" + DATA_BOUND_LOG, 300), 2, key=True),
          # a transform named as the bottleneck, or as far slower than another implementation
          text(r"(?i)\b(?:resiz\w*|augment\w*|transforms?|decod\w*|skimage|scikit-image|imread)"
               r"[^.\n]{0,40}\b(?:(?:is|was|are|were|be(?:ing)?) (?:the |a |my )?(?:main |real )?"
@@ -152,7 +160,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "the GPU idles between batches whatever num_workers is once the cores are busy",
         "`loadertune bench DATASET` shows where worker time goes (its 'where worker time goes' "
         "line) and samples/s per worker; time dataset[i] with the transform on and off",
-        "use faster implementations (cv2 or PIL instead of skimage, decode at reduced size), "
+        "use faster implementations (cv2 or PIL instead of skimage, decord for video, decode at "
+        "reduced size), "
         "resize once offline and store the smaller files, cache decoded samples, or move "
         "augmentation to the GPU (kornia, DALI); then `loadertune tune DATASET`",
         priority=45, context=ABOUT_LOADING, explains=("too_few_workers",)),
@@ -191,7 +200,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)\bindex(?:ing|ed)? (?:by|with) a list of indices|__getitems__|batched "
               r"(?:index\w*|fetch\w*)|BatchSampler[^\n]{0,40}batch_size=None", 2, key=True),
          text(near(r"\bTensorDataset\b|\bper[- ](?:sample|row|item)\b|__getitem__",
-                   r"\b(?:tensor |array |batch )?slic\w*|\bwhole[- ]batch"
+                   # not Python's "indices must be integers or slices" (an index error)
+                   r"\b(?:tensor |array |batch )?(?<!integers or )slic\w*|\bwhole[- ]batch"
                    r"|\bbatch (?:index\w*|fetch\w*)", 200), 2.5, key=True),
          text(r"(?i)TensorDataset|in[- ]memory (?:tensor|array)s?", 0.5)),
         "the DataLoader fetches a batch one index at a time (a __getitem__ call per sample) "

@@ -150,9 +150,14 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          # the diagnosis in words (a maintainer's answer to "exited unexpectedly")
          text(r"(?i)\btoo many (?:data ?loader )?workers\b", 2.5, key=True),
-         # num_workers is per rank: 4+ ranks with 16+ workers each is more than most machines
-         text(near(r"nproc_per_node\W{0,2}(?:[4-9]|\d{2})\b",
+         # num_workers is per rank: 4+ ranks (or GPUs) with 16+ workers each is more than most
+         # machines have cores
+         text(near(r"nproc_per_node\W{0,2}(?:[4-9]|\d{2})\b|\b(?:[4-9]|\d{2}) ?[x*×] ?(?:\w+ )?"
+                   r"(?:gpus?|cards)\b",
                    r"num_?workers\W{0,3}(?:1[6-9]|[2-9]\d|\d{3})\b", 400), 2.5, key=True),
+         # and each of them runs a thread pool as wide as the machine
+         text(near(r"OMP_NUM_THREADS\W{0,2}(?:[8-9]|\d{2,})\b",
+                   r"num_?workers\W{0,3}(?:[4-9]|\d{2,})", 400), 1.5),
          text(near(r"num_?workers", r"\ball (?:the )?(?:cpu )?cores\b|\bnumber of (?:cpu )?cores\b"
                    r"|\b\d{3,} processes\b", 100), 2, key=True),
          # told in words: the run takes more (or all) of the machine's cores
