@@ -328,6 +328,22 @@ class _Captions(Dataset):
         return self.captions[i]
 
 
+@pytest.mark.parametrize("use_up", [True, False])
+def test_next_on_a_used_up_or_empty_loader_is_named_from_the_real_traceback(
+        use_up: bool) -> None:
+    """StopIteration from the loader's own next(): an iterator already through its epoch, or
+    a loader with no batch at all (fewer samples than one batch, the rest dropped)."""
+    if use_up:
+        batches = iter(torch.utils.data.DataLoader(_Captions(), batch_size=4))
+        assert len([next(batches), next(batches)]) == 2
+    else:
+        batches = iter(torch.utils.data.DataLoader(_Captions(), batch_size=16, drop_last=True))
+    with pytest.raises(StopIteration) as failure:
+        next(batches)
+    text = "".join(traceback.format_exception(failure.value))
+    assert explain_text(text).primary.signature.id == "loader_exhausted"
+
+
 @pytest.mark.parametrize("workers", [0, 1])
 def test_a_batch_sampler_passed_as_sampler_is_named_from_the_real_traceback(workers: int) -> None:
     """BatchSampler given as sampler=: each list of indices reaches __getitem__ as one index.

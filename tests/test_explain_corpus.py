@@ -38,6 +38,16 @@ RECORDED_MISSES: set[str] = {  # blind41-44, scored at f56010c, still missed
     # size 10, a PosixPath at batch size 1); the maintainer answered the first, the matcher
     # ranks the second's exact message higher than torch 1.3's wording of the first
     "1475-kaolin-shapenet-meshes-collate-sizes",
+    # a slowdown after some iterations whose overloaded CPUs came from the reporter's
+    # follow-up: it passed only through the ranker until blind55's reports moved the model
+    "1477-mmaction2-training-slows-after-iterations",
+    # blind55, scored at 70736b6: the DataLoader's too-many-workers warning, then (with fewer
+    # workers) the StopIteration of a loader with no full batch: the warning still ranks
+    # first; a worker that "exited unexpectedly" whose OOM came from the reporter's follow-up;
+    # a loader "stuck for a very long time" whose per-sample glob came from the maintainer
+    "1482-vietocr-colab-workers-warning-then-stopiteration",
+    "1486-qwen25vl-video-lora-worker-exited-oom",
+    "1489-pytorch-unet-dataloader-taking-time-words-only",
 }
 # an "unmatched:" header names a text whose established cause is not in the text at all (it
 # came from an answer or another thread); it stays a recorded miss rather than a fitted rule

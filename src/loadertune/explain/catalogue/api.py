@@ -52,6 +52,28 @@ SIGNATURES: tuple[Signature, ...] = (
         "use `next(it)` instead of `it.next()` (on a loader: `next(iter(loader))`)",
         priority=90),
     Signature(
+        "loader_exhausted", "next() found no batch: the iterator is used up or the loader empty",
+        # StopIteration out of the loader's own __next__ (a bare one: the message is empty)
+        (text(r"(?m)^StopIteration:?\s*$", 2.5, key=True),
+         # the loader's source line that raised it (torch's "# may raise" comments are not)
+         text(r"(?m)^(?:-->)?[\s\d]*raise StopIteration\b|batches_outstanding == 0", 1.5,
+              key=True),
+         frame(r"dataloader\.py in (?:__next__|_next_data)$", 0.5),
+         # told in words, in a text about the loader
+         text(r"(?i)(?<!may raise )(?<!except )\bStopIteration\b(?!:?\s*$)", 1.5, key=True),
+         # a loader that yields nothing: fewer samples than one batch, the rest dropped
+         text(r"(?i)\blen\((?:\w*_)?(?:loader|dl)\)\s*(?:==|is|was|returns?)\s*0\b"
+              r"|drop_last\s*=\s*True", 1)),
+        "a DataLoader iterator is a one-pass Python iterator: `next(it)` after the epoch's last "
+        "batch raises StopIteration, and a loader with no batch at all (fewer samples than one "
+        "batch with drop_last=True, or a sampler that drops incomplete batches, or an empty "
+        "dataset) raises it on the first next()",
+        "`print(len(dataset), len(loader))`: 0 batches means the loader is empty",
+        "make a new iterator per pass (`for batch in loader:` does it each epoch; or catch "
+        "StopIteration and call iter(loader) again); for an empty loader, a batch_size no "
+        "larger than the dataset, or drop_last=False",
+        priority=70, context=ABOUT_LOADING),
+    Signature(
         "batch_sampler_as_sampler", "a batch sampler was passed as sampler=",
         # a sampler that yields lists of indices, given where single indices are expected
         (text(r"(?<![\w.])sampler\s*=\s*(?:[\w.]+\.)?\w*Batch\w*Sampler\(", 3.5, key=True),

@@ -162,8 +162,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # a RAM cache of images sized against the machine's memory (yolov3/5's --cache)
          text(near(r"\bcache[_-]?images?\b|\bcach\w* (?:\d+k? )?images\b",
                    r"\b\d+\s*GB?\b[^.\n]{0,20}(?:\bmemory\b|\bRAM\b)|\bfree (?:memory|RAM)\b"
-                   r"|(?:memory|RAM) (?:runs? out|is full)", 200), 3, key=True)),
-        "the dataset caches what it reads (a dict, a RAM cache of decoded images) as it goes; "
+                   r"|(?:memory|RAM) (?:runs? out|is full)", 200), 3, key=True),
+         # a reader library's own cache per open file: OpenSlide keeps tiles per slide handle
+         text(near(r"\b(?:openslide|tiffslide)\b", MEMORY_GROWS + r"|\bmemory leak", 300), 3,
+              key=True)),
+        "the dataset caches what it reads (a dict, a RAM cache of decoded images, a reader "
+        "library's cache per open file such as OpenSlide's per slide handle) as it goes; "
         "each worker holds its own copy of the dataset, so each fills its own cache: memory "
         "grows with num_workers and through the first epochs, and without persistent "
         "workers the caches are thrown away and refilled every epoch",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from loadertune.explain.catalogue.common import ABOUT_LOADING
 from loadertune.explain.signature import Signature, near, text
 
 # the frameworks by name, and their loader set-up calls
@@ -54,4 +55,45 @@ SIGNATURES: tuple[Signature, ...] = (
         "use_distributed_sampler=False); keep a DataLoader subclass's constructor arguments "
         "as attributes of the same names",
         priority=70),
+    Signature(
+        "resume_skips_batches", "resuming mid-epoch replays the batches already trained on",
+        # the HF Trainer's log on resume, and the fast-forward named by other frameworks
+        (text(r"Will skip the first (?P<epochs>\d+) epochs then the first (?P<batches>\d+) "
+              r"batches", 4, key=True),
+         text(r"Continuing training from global step \d+", 1.5, key=True),
+         text(r"(?i)\bspin_dataloaders\b|\bignore_data_skip\b", 2, key=True),
+         text(r"\bskip_first_batches\b", 1),
+         text(near(r"\bresum\w*|from (?:a |the )?checkpoint", r"\bhang\w*|\bstuck\b"
+                   r"|\bGPU util\w* (?:is )?0\b|no (?:further )?(?:logging|progress)", 200), 1)),
+        "to resume mid-epoch with the same data order, the trainer fast-forwards its "
+        "DataLoader to the saved step by loading (and throwing away) every batch already "
+        "trained on: with hundreds of thousands of batches that takes hours, the GPUs idle "
+        "and nothing is logged, so it looks like a hang",
+        "the log's \"skip the first N batches\" line; progress resumes after about N times a "
+        "batch's load time",
+        "HF Trainer: ignore_data_skip=True (a fresh data order, no wait), or a newer "
+        "transformers (it skips sampler indices through Accelerate's skip_first_batches, "
+        "without loading them); Composer: spin_dataloaders=False; in your own loop, start "
+        "the sampler at an offset or use torchdata's StatefulDataLoader instead of replaying",
+        detail="{batches} batches to replay", priority=70, context=ABOUT_LOADING,
+        explains=("worker_hang",)),
+    Signature(
+        "trainer_removes_columns", "the Trainer removed dataset columns the collator needs",
+        # HF Trainer keeps only the columns model.forward() names (remove_unused_columns)
+        (text(r"(?i)\bremove_unused_columns\b(?!\W{0,3}(?:False|0)\b)", 3, key=True),
+         text(r"The following columns in the (?:training|evaluation|test) set don'?t have a "
+              r"corresponding argument in", 2.5, key=True),
+         text(near(r"\bkey ?error\b", r"\bdata ?collator\b|\bcollate_fn\b|\bset_transform\b"
+                   r"|\bwith_transform\b", 100), 2, key=True),
+         text(r"(?i)\bTrainer\b|trainer\.train\(\)", 1),
+         text(r"(?i)\bremove_unused_columns\W{0,3}(?:False|0)\b", -3)),
+        "the Hugging Face Trainer builds its DataLoader from a copy of the dataset that keeps "
+        "only the columns model.forward() takes (remove_unused_columns=True); a collator or a "
+        "set_transform/with_transform that needs another column (the raw image, text or "
+        "labels under another name) gets samples without it and fails with a KeyError",
+        "the Trainer's log line \"The following columns ... have been ignored\" names the "
+        "columns it dropped",
+        "TrainingArguments(remove_unused_columns=False), or rename the columns to the "
+        "model's forward() arguments before training",
+        priority=75, context=ABOUT_LOADING),
 )

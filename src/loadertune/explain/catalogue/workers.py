@@ -43,6 +43,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)memory (?:size|limit)|(?:insufficient|not enough|more|less) (?:RAM|memory)",
               0.5),
          text(near(r"\bkilled\b", r"\bmemory\b|\bRAM\b", 80), 1.5, key=True),
+         # host memory (not the GPU's) out in a text about the number of workers
+         text(near(r"(?<!CUDA )(?<!GPU )\b(?:memory|RAM)\b[^\n]{0,12}\bOOM\b", r"num_?workers",
+                   300), 1.5, key=True),
          # a spawned child reading the dataset from a parent killed while it wrote
          text(r"UnpicklingError: pickle data was truncated", 3, key=True)),
         "the kernel's OOM killer (or a container's memory limit) killed a worker with "
