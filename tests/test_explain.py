@@ -328,6 +328,34 @@ class _Captions(Dataset):
         return self.captions[i]
 
 
+class _KeepsAnIterator(Dataset):
+    """A dataset that keeps an iterator over another loader (a reference set it draws from)."""
+
+    def __init__(self) -> None:
+        self.reference = iter(torch.utils.data.DataLoader(_Captions(), batch_size=2))
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> int:
+        return i
+
+
+def test_a_loader_iterator_kept_on_the_dataset_is_named_when_spawn_pickles_it() -> None:
+    """Spawned workers get the dataset pickled, and torch's loader iterators refuse to be:
+    the real error names the iterator's class, and explain names the unpicklable object."""
+    loader = torch.utils.data.DataLoader(_KeepsAnIterator(), num_workers=1,
+                                         multiprocessing_context="spawn")
+    with pytest.raises(NotImplementedError) as failure:
+        next(iter(loader))
+    text = "".join(traceback.format_exception(failure.value))
+    traceback.clear_frames(failure.tb)
+    assert "_SingleProcessDataLoaderIter" in text
+    explanation = explain_text(text)
+    assert explanation.primary.signature.id == "unpicklable_object"
+    assert explanation.primary.details.get("type") == "_SingleProcessDataLoaderIter"
+
+
 @pytest.mark.parametrize("use_up", [True, False])
 def test_next_on_a_used_up_or_empty_loader_is_named_from_the_real_traceback(
         use_up: bool) -> None:

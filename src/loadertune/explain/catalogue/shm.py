@@ -90,4 +90,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "keep the dataset on the CPU and move batches to mps in the training loop; or "
         "num_workers=0; with spawn, don't set the default device before the loader starts",
         priority=90),
+    Signature(
+        "xla_tensor_in_loader", "XLA (TPU) tensors reach the loader's worker set-up",
+        (text(r"XLA tensors do not have storage", 3, key=True),
+         frame(r"dataloader\.py in (?:__init__|__iter__|_get_iterator)$", 1),
+         text(r"(?i)\bcollate_fn\b|num_workers", 0.5),
+         text(r"(?i)\btorch_xla\b|\bTPU\b", 0.5)),
+        "starting worker processes shares what the loader holds (the dataset, collate_fn, "
+        "the sampler) with them; a tensor already on the XLA device (a model referenced by "
+        "collate_fn, a dataset that keeps XLA tensors) has no CPU storage to share, so the "
+        "multi-worker iterator fails before the first batch",
+        "look for `.to(xm.xla_device())` (or a model) reachable from the dataset or collate_fn",
+        "keep the dataset and collate_fn on the CPU (pass tokenizers and configs, not the "
+        "model) and move batches with torch_xla's MpDeviceLoader; or num_workers=0",
+        priority=90),
 )

@@ -218,6 +218,8 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"cannot pickle '(?P<type>[^']+)' object", 4, key=True),
          text(r"(?i)can'?t pickle (?P<type>[\w.]+) objects?\b", 4, key=True),
          text(r"(?P<type>[\w.]+) objects? cannot be pickled", 4, key=True),
+         # a DataLoader iterator kept on the dataset (torch's iterators refuse pickling)
+         text(r"cannot be pickled'?,\s*'(?P<type>_\w*DataLoaderIter)'", 4, key=True),
          text(r"Can't pickle <[^>]*(?:TextIOWrapper|BufferedReader|Connection|lock)[^>]*>", 4,
               key=True),
          # an object whose class pickle cannot find again under its own name (made at run time)

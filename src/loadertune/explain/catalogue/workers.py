@@ -43,6 +43,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)memory (?:size|limit)|(?:insufficient|not enough|more|less) (?:RAM|memory)",
               0.5),
          text(near(r"\bkilled\b", r"\bmemory\b|\bRAM\b", 80), 1.5, key=True),
+         # OpenCV's allocation failing: host memory, in a worker's image work
+         text(r"(?i)Insufficient memory\)? Failed to allocate|\b(?:OutOfMemoryError|out of "
+              r"memory)\b[^\n]{0,30}\b(?:opencv|cv2)\b", 2, key=True),
          # host memory (not the GPU's) out in a text about the number of workers
          text(near(r"(?<!CUDA )(?<!GPU )\b(?:memory|RAM)\b[^\n]{0,12}\bOOM\b", r"num_?workers",
                    300), 1.5, key=True),
