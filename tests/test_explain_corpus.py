@@ -48,6 +48,11 @@ RECORDED_MISSES: set[str] = {  # blind41-44, scored at f56010c, still missed
     "1482-vietocr-colab-workers-warning-then-stopiteration",
     "1486-qwen25vl-video-lora-worker-exited-oom",
     "1489-pytorch-unet-dataloader-taking-time-words-only",
+    # blind57, scored at 43b6f2a: RAM that grows to an OOM, which the reporter ended with
+    # fewer workers (the growth itself is named); a worker that exited with code 1 whose
+    # Docker /dev/shm came from the reporter's follow-up
+    "1497-yoloe-ram-oom-workers8",
+    "1500-semseg-exit-code-1-docker-shm",
 }
 # an "unmatched:" header names a text whose established cause is not in the text at all (it
 # came from an answer or another thread); it stays a recorded miss rather than a fitted rule

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import CONTAINER, SHM_FIX, WORKER_SIGNAL
+from loadertune.explain.catalogue.common import ABOUT_LOADING, CONTAINER, SHM_FIX, WORKER_SIGNAL
 from loadertune.explain.signature import Signature, exc, frame, near, phrase, text
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -90,6 +90,22 @@ SIGNATURES: tuple[Signature, ...] = (
         "keep the dataset on the CPU and move batches to mps in the training loop; or "
         "num_workers=0; with spawn, don't set the default device before the loader starts",
         priority=90),
+    Signature(
+        "mmap_limit", "too many memory mappings: the kernel's per-process map limit",
+        (text(r"unable to mmap \d+ bytes from file <?/?torch_[^>\s]*>?: Cannot allocate memory "
+              r"\(12\)", 4, key=True),
+         text(r"(?i)\bmax_map_count\b|\bvm\.max_map\b", 2.5, key=True),
+         text(r"unable to mmap \d+ bytes", 1.5, key=True)),
+        "each tensor a worker shares with the main process is one memory mapping of a shared "
+        "file (file_system strategy, or a storage rebuilt from one); the kernel caps how many "
+        "mappings a process may hold (vm.max_map_count, 65530 by default), and once batches "
+        "(or tensors taken from them) are held in the thousands, mmap fails with ENOMEM "
+        "although memory is free",
+        "`cat /proc/sys/vm/max_map_count` against `wc -l /proc/<training pid>/maps`",
+        "raise the limit (`sysctl -w vm.max_map_count=262144` as root, or in the container's "
+        "sysctls); keep fewer batches alive (don't collect batch tensors in lists; .clone() or "
+        ".numpy() what you keep), fewer workers or a smaller prefetch_factor",
+        priority=88, context=ABOUT_LOADING),
     Signature(
         "xla_tensor_in_loader", "XLA (TPU) tensors reach the loader's worker set-up",
         (text(r"XLA tensors do not have storage", 3, key=True),
