@@ -161,9 +161,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "`loadertune bench DATASET` shows where worker time goes (its 'where worker time goes' "
         "line) and samples/s per worker; time dataset[i] with the transform on and off",
         "use faster implementations (cv2 or PIL instead of skimage, decord for video, decode at "
-        "reduced size), "
-        "resize once offline and store the smaller files, cache decoded samples, or move "
-        "augmentation to the GPU (kornia, DALI); then `loadertune tune DATASET`",
+        "reduced size), resize once offline and store the smaller files, cache decoded "
+        "samples, or move augmentation to the GPU (kornia, DALI); then `loadertune tune "
+        "DATASET`",
         priority=45, context=ABOUT_LOADING, explains=("too_few_workers",)),
     Signature(
         "slow_worker_start", "each worker takes seconds to start",
