@@ -315,6 +315,14 @@ class _UnequalSamples(Dataset):
         return torch.zeros(8 + i)
 
 
+def _failure_text(failure: pytest.ExceptionInfo[BaseException]) -> str:
+    """The traceback as a user pastes it; the frames are cleared so that a loader they hold
+    is freed at once (in a reference cycle, gc's shutdown of it waits 5 s for its workers)."""
+    text = "".join(traceback.format_exception(failure.value))
+    traceback.clear_frames(failure.tb)
+    return text
+
+
 class _Captions(Dataset):
     """A dataset over a Python list: it takes one integer index at a time."""
 
@@ -348,8 +356,7 @@ def test_a_loader_iterator_kept_on_the_dataset_is_named_when_spawn_pickles_it() 
                                          multiprocessing_context="spawn")
     with pytest.raises(NotImplementedError) as failure:
         next(iter(loader))
-    text = "".join(traceback.format_exception(failure.value))
-    traceback.clear_frames(failure.tb)
+    text = _failure_text(failure)
     assert "_SingleProcessDataLoaderIter" in text
     explanation = explain_text(text)
     assert explanation.primary.signature.id == "unpicklable_object"
@@ -368,8 +375,7 @@ def test_next_on_a_used_up_or_empty_loader_is_named_from_the_real_traceback(
         batches = iter(torch.utils.data.DataLoader(_Captions(), batch_size=16, drop_last=True))
     with pytest.raises(StopIteration) as failure:
         next(batches)
-    text = "".join(traceback.format_exception(failure.value))
-    assert explain_text(text).primary.signature.id == "loader_exhausted"
+    assert explain_text(_failure_text(failure)).primary.signature.id == "loader_exhausted"
 
 
 @pytest.mark.parametrize("workers", [0, 1])
@@ -382,8 +388,7 @@ def test_a_batch_sampler_passed_as_sampler_is_named_from_the_real_traceback(work
                                          num_workers=workers)
     with pytest.raises(TypeError) as failure:
         next(iter(loader))
-    text = "".join(traceback.format_exception(failure.value))
-    traceback.clear_frames(failure.tb)  # the worker stops now (see the test below)
+    text = _failure_text(failure)
     assert "list indices must be integers or slices, not list" in text
     explanation = explain_text(text)
     assert explanation.primary.signature.id == "batch_sampler_as_sampler"
@@ -403,9 +408,8 @@ def test_the_frame_that_raised_tells_dataset_from_collate(dataset: Dataset,
     batches = iter(torch.utils.data.DataLoader(dataset, batch_size=2, num_workers=1))
     with pytest.raises(RuntimeError) as failure:
         next(batches)
-    text = "".join(traceback.format_exception(failure.value))
-    traceback.clear_frames(failure.tb)  # else the loader lives on in a reference cycle, and
-    del batches  # gc's shutdown of it waits 5 s for the worker; freed here, it stops at once
+    text = _failure_text(failure)
+    del batches  # freed here, the loader stops its worker at once
     assert "stack expects each tensor to be equal size" in text
     explanation = explain_text(text)
     assert explanation.primary.signature.id == expected
