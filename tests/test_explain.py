@@ -295,6 +295,25 @@ def test_a_cause_ranks_above_the_symptom_it_explains() -> None:
     assert explain_text(crash).matches[0].signature.id == "worker_segfault"
 
 
+def test_a_heeded_warning_yields_to_the_error_that_followed_it() -> None:
+    """torch's too-many-workers warning, then (with fewer workers) another error: the later
+    error is the problem. Both texts are torch's own, from real loaders."""
+    with pytest.warns(UserWarning) as caught:
+        torch.utils.data.DataLoader(range(4), num_workers=(os.cpu_count() or 1) + 1)
+    warning = str(caught[0].message)
+    empty = torch.utils.data.DataLoader(range(3), batch_size=4, drop_last=True)
+    with pytest.raises(StopIteration) as failure:
+        next(iter(empty))
+    error = _failure_text(failure)
+    assert explain_text(warning).primary.signature.id == "too_many_workers"
+    story = (f'I got "{warning}"\nWhen I set num_workers = 1 in the config, a new error '
+             f"occurred:\n{error}")
+    ids = explain_text(story).ids()
+    assert ids[0] == "loader_exhausted" and "too_many_workers" in ids
+    unheeded = f"{warning}\n{error}"
+    assert explain_text(unheeded).primary.signature.id == "too_many_workers"
+
+
 class _StacksInGetitem(Dataset):
     """A dataset whose own __getitem__ stacks crops of different sizes."""
 

@@ -41,11 +41,9 @@ RECORDED_MISSES: set[str] = {  # blind41-44, scored at f56010c, still missed
     # a slowdown after some iterations whose overloaded CPUs came from the reporter's
     # follow-up: it passed only through the ranker until blind55's reports moved the model
     "1477-mmaction2-training-slows-after-iterations",
-    # blind55, scored at 70736b6: the DataLoader's too-many-workers warning, then (with fewer
-    # workers) the StopIteration of a loader with no full batch: the warning still ranks
-    # first; a worker that "exited unexpectedly" whose OOM came from the reporter's follow-up;
-    # a loader "stuck for a very long time" whose per-sample glob came from the maintainer
-    "1482-vietocr-colab-workers-warning-then-stopiteration",
+    # blind55, scored at 70736b6: a worker that "exited unexpectedly" whose OOM came from the
+    # reporter's follow-up; a loader "stuck for a very long time" whose per-sample glob came
+    # from the maintainer
     "1486-qwen25vl-video-lora-worker-exited-oom",
     "1489-pytorch-unet-dataloader-taking-time-words-only",
     # blind57, scored at 43b6f2a: RAM that grows to an OOM, which the reporter ended with

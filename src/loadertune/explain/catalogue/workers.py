@@ -169,7 +169,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # told in words: the run takes more (or all) of the machine's cores
          text(r"(?i)\b(?:occup\w*|us(?:e|es|ing)|tak(?:e|es|ing)|grab\w*|spawn\w*)\s+(?:up\s+)?"
               r"(?:more|all(?: the)?|too many|\d{2,})\s+(?:(?:cpu|logical)\s+)?(?:cores|cpus)\b",
-              2, key=True)),
+              2, key=True),
+         # the warning heeded (fewer workers) and then another error: that error is the problem
+         text(r"(?i)\b(?:set|chang\w*|reduc\w*|lower\w*|decreas\w*)\s+(?:the\s+)?num_?wo\w*"
+              r"\W{0,3}(?:to\s+)?\d+\b[^\n]{0,80}\b(?:new|another|different|other) error", -5)),
         "num_workers exceeds the CPUs this process may use (affinity/cpuset); the workers "
         "time-share cores and can freeze or slow the machine",
         "`loadertune doctor --probe cores`",
