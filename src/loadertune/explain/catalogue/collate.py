@@ -44,6 +44,10 @@ SIGNATURES: tuple[Signature, ...] = (
          frame(r"collate\.py in (?:default_collate|collate)\w*$", 1, key=True),
          RAISED_IN_DATASET,
          text(r"(?is)\bTypeError\b.{0,3000}?_utils/fetch\.py", 1, key=True),
+         # a numpy array where a (custom) collate calls tensor methods
+         exc(r"'numpy\.ndarray' object has no attribute '(?:new|to|cuda|size|dim|float|long"
+             r"|unsqueeze|permute|contiguous|numel|is_cuda|device|new_\w+)'", 2, key=True),
+         frame(r"collat\w*\.py in ", 1),
          text(r"(?i)(?:return\w*|retourn\w*|renvo\w*)\s+(?:a\s+)?None\b|\bPIL\b[^\n]{0,40}"
               r"image|\bto_?tensor\b", 1.5)),
         "the default collate batches tensors, numpy arrays, numbers, strings and their "
@@ -88,7 +92,8 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(near(r"\blists?\b", r"\binstead of (?:a |one )?(?:single )?tensor|\bnot (?:a |one )?"
                    r"(?:single )?tensor", 80), 1.5, key=True),
-         text(near(r"\btranspos\w*", r"\bbatch\w*|collat\w*", 80), 2.5, key=True),
+         text(near(r"\btranspos(?:e[sd]?|ing|ition)\b", r"\bbatch\w*|collat\w*", 80), 2.5,
+              key=True),
          # batch_size=1 over a list of strings: one 1-tuple per position
          text(r"\[\('[^'\n]*',\), \('[^'\n]*',\)", 2.5, key=True),
          text(r"(?i)default_collate|collate", 0.5)),

@@ -139,6 +139,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\b(?:unequal|uneven|imbalanced|different)\s+(?:\w+\s+){0,2}(?:data|lengths?"
                    r"|sizes?|counts?|number of (?:batches|samples))", r"\branks?\b|\bgpus\b|\bddp\b"
                    r"|distributed", 200), 2.5, key=True),
+         # an IterableDataset over several processes that hangs at the end of an epoch: a rank
+         # ran out first and waits in a collective
+         text(near(r"\biterable ?dataset\b", r"\b(?:hangs?|hanging|hung|stuck|freez\w*)\b"
+                   r"[^.\n]{0,30}\b(?:at )?(?:the )?end of (?:an? |the |each |every |one |single "
+                   r"|first )*epoch", 300), 2.5, key=True),
          text(r"(?i)webdataset|\bwds\.|split_by_node|split_by_worker|nodesplitter", 1),
          text(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez\w*|empty|no data|zero (?:samples|"
               r"batches))\b", 1)),

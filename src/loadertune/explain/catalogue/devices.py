@@ -140,4 +140,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "don't set a CUDA default device for the whole program (move the model and batches "
         "with .to(device)), or pass DataLoader(generator=torch.Generator(device='cuda'))",
         detail="default device {device}", priority=90),
+    Signature(
+        "pin_memory_drops_subclass", "pinning turns tensor subclasses into plain tensors",
+        # Tensor.pin_memory() returns a torch.Tensor, whatever subclass it was called on
+        (text(near(r"pin_?memory\s*=\s*True|\bpin(?:ning|ned)?[ _]memory\b|\.pin_memory\(",
+                   r"\bsubclass\w*|\bTVTensors?\b|\btv_tensors?\b|\bBoundingBoxes\b"
+                   r"|\bmetadata\b|__torch_function__|\bplain (?:torch\.)?tensors?\b", 400), 3,
+              key=True),
+         text(r"(?i)\b(?:with(?:out)? )?(?:memory )?pinning\b", 0.5)),
+        "pin_memory=True copies every tensor of a batch into page-locked memory with "
+        "Tensor.pin_memory(), which returns a plain torch.Tensor: a tensor subclass "
+        "(torchvision's TVTensors such as BoundingBoxes, or your own) loses its type and "
+        "metadata (format, canvas_size) on the way",
+        "compare type(batch) (and its metadata) with pin_memory=True and pin_memory=False",
+        "a torchvision with the fix (PR #8921: pinning keeps the TVTensor class and "
+        "metadata), pin_memory=False, or a custom batch type whose pin_memory() pins the "
+        "data and re-wraps it",
+        priority=80),
 )

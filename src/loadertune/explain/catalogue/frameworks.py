@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loadertune.explain.catalogue.common import ABOUT_LOADING
-from loadertune.explain.signature import Signature, near, text
+from loadertune.explain.signature import Signature, exc, frame, near, text
 
 # the frameworks by name, and their loader set-up calls
 FRAMEWORK_NAMES = r"lightning|\bfabric\b|accelerate|\btrainer\b"
@@ -85,6 +85,9 @@ SIGNATURES: tuple[Signature, ...] = (
               r"corresponding argument in", 2.5, key=True),
          text(near(r"\bkey ?error\b", r"\bdata ?collator\b|\bcollate_fn\b|\bset_transform\b"
                    r"|\bwith_transform\b", 100), 2, key=True),
+         # a model input missing from the examples the collator gets
+         text(near(r"KeyError: '(?:input_ids|labels?|pixel_values|attention_mask|input_features"
+                   r"|images?|text|audio)'", r"\bcollat\w*|\bexamples?\b", 400), 2, key=True),
          text(r"(?i)\bTrainer\b|trainer\.train\(\)", 1),
          text(r"(?i)\bremove_unused_columns\W{0,3}(?:False|0)\b", -3)),
         "the Hugging Face Trainer builds its DataLoader from a copy of the dataset that keeps "
@@ -96,4 +99,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "TrainingArguments(remove_unused_columns=False), or rename the columns to the "
         "model's forward() arguments before training",
         priority=75, context=ABOUT_LOADING),
+    Signature(
+        "dispatch_batches_concat", "Accelerate joins the processes' batches of different lengths",
+        # process 0 reads a batch per process and concatenates them before splitting
+        (frame(r"accelerate/data_loader\.py in _fetch_batches$", 3, key=True),
+         frame(r"accelerate/utils/operations\.py in concatenate$", 1),
+         text(r"(?i)\bdispatch_batches\b(?!\W{0,3}(?:False|0)\b)", 2, key=True),
+         exc(r"Sizes of tensors must match except in dimension 0", 1)),
+        "with an IterableDataset, Accelerate (and the Hugging Face Trainer through it) "
+        "defaults to dispatch_batches=True: process 0 reads one batch for every process and "
+        "joins them with torch.cat before splitting them out, so batches of different "
+        "lengths (unpadded sequences) cannot be joined",
+        "the traceback passes through accelerate/data_loader.py _fetch_batches and "
+        "concatenate",
+        "pad every batch to one length (padding='max_length' in the tokenizer or collator), or "
+        "let each process read its own batches: Accelerator(dispatch_batches=False) or, in "
+        "the Trainer, TrainingArguments(accelerator_config={'dispatch_batches': False})",
+        priority=80, explains=("collate_size_mismatch",)),
 )

@@ -34,6 +34,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"\bfreeze_support\b(?!\(\))", 2, key=True),  # named in words
          text(r"(?i)bootstrapping phase", 2, key=True),
          frame(r"spawn\.py in _fixup_main_from_path$", 1.5, key=True),
+         # several spawned children failing as they start (their tracebacks interleave):
+         # with no other message, the script that starts workers on import is the usual cause
+         frame(r"spawn\.py in spawn_main$", 1.5, key=True, min_count=2),
          # on Windows, a failure while the iterator starts its (spawned) workers: with no
          # pickling or page-file message, the script without a main guard is the usual cause
          text(r"[A-Z]:/[^\n]*/torch/utils/data/dataloader\.py\"?, line \d+, in _get_iterator",
@@ -202,7 +205,12 @@ SIGNATURES: tuple[Signature, ...] = (
          text(near(r"\bre-?import\w*|\bimport[- ]time\b|\bon import\b|\bat import\b",
                    r"\bspawn\w*\b[^.\n]{0,60}\b(?:workers?|child\w*|process\w*)\b"
                    r"|\b(?:workers?|child\w*)\b[^.\n]{0,60}\bspawn\w*", 300), 2, key=True),
-         text(r"(?i)\bside[- ]effects?\b", 1)),
+         text(r"(?i)\bside[- ]effects?\b", 1),
+         # a line of the main script seen once per worker ("prints it 8 times")
+         text(near(r"\b(?:print\w*|log\w*|initiali[sz]\w*|creat\w*|execut\w*|runs?)\b[^.\n]{0,60}"
+                   r"\b(?:\d+|several|multiple|many|n) times\b|\bonce (?:per|for each|in each) "
+                   r"(?:worker|process)\b|\b(?:every|each) batch \* (?:the )?number of workers",
+                   r"num_?work\w*|num-workers|\bworkers\b", 300), 4, key=True)),
         "under spawn or forkserver each worker is a fresh interpreter that imports the main "
         "module and what it imports: code that runs at import (MPI_Init from `from mpi4py "
         "import MPI`, a device or CUDA set-up, a logger or run tracker, reading arguments) "
@@ -258,4 +266,45 @@ SIGNATURES: tuple[Signature, ...] = (
         "make the dataset picklable: module-level functions, open files/handles lazily in "
         "the worker; or num_workers=0",
         priority=60, probes=("pickling", "startmethod"), min_score=1.5),
+    Signature(
+        "spawn_dataset_copies", "a spawned worker ran out of memory unpickling its dataset copy",
+        # the child's MemoryError in spawn's pickle.load: each worker rebuilds the dataset
+        (text(r"pickle\.load\(from_parent\)\s*\n(?:[^\n]*\n){0,2}?\s*MemoryError\b", 4,
+              key=True),
+         text(near(r"\bMemoryError\b", r"spawn_main|spawn\.py", 600), 2.5, key=True),
+         WINDOWS),
+        "with spawn (always on Windows, macOS by default) each worker receives the dataset "
+        "pickled and rebuilds it in its own memory: a dataset that holds its data in memory "
+        "(arrays, lists of decoded samples) is copied once per worker, and a worker ran out "
+        "of memory while unpickling its copy; the main process then sees a broken pipe",
+        "`python -c \"import pickle; from train import dataset; "
+        "print(len(pickle.dumps(dataset)) >> 20, 'MiB per worker')\"` times num_workers "
+        "against the free memory",
+        "keep the data on disk and load per item in __getitem__ (paths, np.load(mmap_mode="
+        "'r'), LMDB), or hold it in a shared tensor; fewer workers; on Linux fork shares the "
+        "parent's pages instead of copying them",
+        priority=80, probes=("memory", "startmethod"),
+        explains=("spawn_pickle_failed", "worker_exited")),
+    Signature(
+        "pickle_drops_state", "the dataset's state is lost when it is pickled for the workers",
+        # pickling succeeds, but a member comes back empty or without part of its state
+        (text(near(r"\bpickl\w*|__reduce\w*__|__getstate__",
+                   r"\b(?:los[te]s?|losing|dropp\w*|(?:are|is|were|was|get|gets|got) not "
+                   r"(?:being )?(?:pickled|preserved|kept|carried|copied)|comes? back empty"
+                   r"|(?:is|are|was|were) empty)\b", 120), 3, key=True),
+         text(near(r"multiprocessing_context\s*=\s*['\"]?spawn|\bspawn (?:context|start method|"
+                   r"mode)\b",
+                   r"\b(?:are|is) (?:lost|ignored|not applied|missing|gone)\b", 300), 2.5,
+              key=True),
+         text(PICKLE_ERROR, -3)),
+        "under spawn or forkserver each worker gets the dataset through pickle; an object in "
+        "it pickles without an error but comes back without part of its state (a custom "
+        "__reduce__ or __getstate__ that leaves a field out, an index that pickles empty such "
+        "as an rtree index): the workers' copy differs from the main process's, so samples "
+        "come out untransformed or lookups find nothing",
+        "`pickle.loads(pickle.dumps(dataset))[0]` against `dataset[0]`: they differ",
+        "make the object pickle whole (a __getstate__/__setstate__ or __reduce__ that keeps "
+        "the state, or rebuild it in __setstate__ from the arguments it was made from), or "
+        "upgrade the library that dropped it; fork (Linux) copies memory and does not pickle",
+        priority=75, probes=("startmethod",), context=ABOUT_LOADING),
 )

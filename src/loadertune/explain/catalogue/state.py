@@ -52,6 +52,26 @@ SIGNATURES: tuple[Signature, ...] = (
         "process), or use persistent_workers=False so each epoch copies the dataset anew",
         priority=75),
     Signature(
+        "cached_sample_mutated", "transforms change the dataset's cached samples in place",
+        # a cache that hands out its own objects: what a transform adds stays in the cache
+        (text(near(r"\bCache\w*Dataset\b|\bcach(?:e|ed|ing)\b", PERSISTENT, 200), 2,
+              key=True),
+         text(near(r"\bcach\w*", r"\bin[- ]place\b|\bdeep ?copy\w*|\bshallow(?:ly)? cop\w*"
+                   r"|\bmutat\w*", 200), 2.5, key=True),
+         text(near(r"\bcach\w*", r"\b(?:second|2nd|next|later) epoch\b|\bepoch 2\b"
+                   r"|\bfirst epoch (?:works|is fine|runs)", 300), 1.5)),
+        "the dataset caches samples and returns the cached objects themselves; transforms "
+        "that change a sample in place (append to a list, add a key, normalise an array) "
+        "change the cache, so the next epoch starts from samples already transformed and "
+        "drifts further each epoch (with persistent workers the workers' caches keep it), "
+        "until shapes or lengths differ and collate fails",
+        "compare dataset[0] before and after one epoch: the cached sample has changed",
+        "return a copy from the cache (copy.deepcopy(sample), or copy the arrays), or make "
+        "the transforms return new objects; a library's caching dataset may need an upgrade "
+        "(MONAI's CacheDataset deep-copies since its fix of issue 2116)",
+        priority=72, context=ABOUT_LOADING,
+        explains=("collate_size_mismatch", "workers_restart_each_epoch")),
+    Signature(
         "fixed_loader_generator", "every run draws the same randomness in its workers",
         # workers seed torch, random and numpy from the loader's base seed, which comes from
         # its generator: a generator seeded with a constant fixes all of them

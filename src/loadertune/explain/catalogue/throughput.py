@@ -84,7 +84,9 @@ SIGNATURES: tuple[Signature, ...] = (
         TIME_TO_FIRST_BATCH,
         "DataLoader(persistent_workers=True) and create the iterator once; fewer workers when "
         "each start is expensive (a large dataset pickled under spawn)",
-        priority=45, context=ABOUT_LOADING),
+        # each restart re-imports the main module in every new worker: its prints and set-up
+        # come again with every epoch's pause
+        priority=45, context=ABOUT_LOADING, explains=("spawn_reimport_side_effect",)),
     Signature(
         "too_few_workers", "the loader cannot keep up: too few workers (or none)",
         # the steps wait for data every few batches: the prefetched batches ran out
