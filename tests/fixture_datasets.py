@@ -109,6 +109,12 @@ def squares() -> Squares:
     return Squares()
 
 
+def busy_squares() -> Squares:
+    """Squares whose items cost 3 ms each: a few batches are enough CPU for the clock's 10 ms
+    ticks to count in every process (0.2 ms items can finish between two ticks)."""
+    return Squares(cost_ms=3)
+
+
 def raising() -> Raising:
     return Raising()
 

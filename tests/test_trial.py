@@ -14,7 +14,7 @@ QUICK = TrialPlan(batches=4, repeats=3, timeout_s=60)
 @pytest.mark.parametrize("workers", [0, 2])
 def test_a_trial_measures_throughput_first_batch_cpu_and_memory(workers: int) -> None:
     cfg = LoaderConfig(num_workers=workers, batch_size=8, persistent_workers=workers > 0)
-    r = run_trial(DatasetSource(spec="fixture_datasets:squares"), cfg, QUICK)
+    r = run_trial(DatasetSource(spec="fixture_datasets:busy_squares"), cfg, QUICK)
     assert r.ok, r.failure
     assert r.samples_per_s and r.samples_per_s > 0
     assert len(r.repeats) >= 3

@@ -219,6 +219,28 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=60, context=ABOUT_LOADING,
         probes=("memory",)),
     Signature(
+        "decoder_memory_leak", "the media decoder leaks memory with every item it decodes",
+        # memory that grows with a video/audio decoder, also without workers
+        (text(near(r"\bpyav\b|\bav==|\bimport av\b|\bdecord\b|torchvision\.io\.read_video"
+                   r"|\btorchaudio\.load\b|\bffmpeg\b|\bVideoReader\b",
+                   MEMORY_GROWS + r"|\b(?:memory|RAM)\b[^.\n]{0,20}\bleak\w*|\bleak\w*[^.\n]{0,20}"
+                   r"\b(?:memory|RAM)\b|(?:memory|RAM) is (?:still |continu\w* )?grow\w*", 400), 3,
+              key=True),
+         # growth that num_workers=0 does not stop is not the workers' copies
+         text(near(r"num_?workers\W{0,4}(?:=|to|as)?\s*0\b",
+                   r"\bstill\b[^.\n]{0,30}(?:grow\w*|increas\w*|leak\w*|ris\w*)|(?:grow\w*"
+                   r"|increas\w*|leak\w*)[^.\n]{0,30}\b(?:still|anyway|as well|too)\b", 200), 1.5)),
+        "the library that decodes each sample (PyAV, decord, an ffmpeg binding) leaks memory "
+        "on every clip or file it opens, so host RAM grows batch after batch, with or without "
+        "workers, until an allocation fails or the OOM killer ends the run",
+        "watch RSS while looping over `dataset[i]` alone in one process (no DataLoader): it "
+        "grows with each item",
+        "close every container/reader you open (container.close(), `with av.open(...)`), use "
+        "another decoder or version (OpenCV, torchvision's video_reader, a newer PyAV/decord), "
+        "or recycle the workers (persistent_workers=False) so each epoch starts fresh",
+        priority=66, context=ABOUT_LOADING, probes=("memory",),
+        explains=("copy_on_read_growth", "worker_oom_killed")),
+    Signature(
         "shared_file_handle", "a file handle opened in __init__ is shared by the workers",
         (text(r"KeyError: .?Unable to open object", 3, key=True),
          text(r"(?i)bad object header|bad symbol table|object overruns|wrong b-tree", 2,

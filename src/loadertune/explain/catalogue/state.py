@@ -72,6 +72,25 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=72, context=ABOUT_LOADING,
         explains=("collate_size_mismatch", "workers_restart_each_epoch")),
     Signature(
+        "dataset_order_per_worker", "each worker's copy of the dataset keeps its own order",
+        # some items twice and others never in one epoch: the workers disagree on the order
+        (text(near(r"\b(?:duplicat\w*|repeat\w*|twice|identical|the same)\b",
+                   r"\b(?:dropp\w*|missing|skipp\w*|never (?:seen|appear\w*|shown|used))\b",
+                   120), 3, key=True),
+         text(r"(?i)\b(?:batches|samples|images|items)\b", 0.5),
+         text(r"(?i)\bworkers?\b", 0.5)),
+        "the dataset decides the order itself (a list of items or batches it shuffles in "
+        "__init__ or at each epoch with its own random generator); each worker holds its own "
+        "copy and shuffles it differently or at another time, so the index the sampler sends "
+        "means a different item in each worker: within one epoch some items come twice and "
+        "others never",
+        "hash or print the items of one epoch with num_workers=0 and with 2: duplicates and "
+        "gaps appear only with workers",
+        "let the sampler own the order (shuffle=True or a sampler seeded in the main process) "
+        "and keep the dataset's item list fixed; or reshuffle with a seed every worker "
+        "shares (the epoch number), never per worker",
+        priority=72, context=ABOUT_LOADING, explains=("iterable_duplicates",)),
+    Signature(
         "fixed_loader_generator", "every run draws the same randomness in its workers",
         # workers seed torch, random and numpy from the loader's base seed, which comes from
         # its generator: a generator seeded with a constant fixes all of them

@@ -230,7 +230,11 @@ SIGNATURES: tuple[Signature, ...] = (
                    150), 1.5, key=True),
          # a read from remote storage failing inside the dataset (s3, gcs, http)
          text(r"(?i)\bfsspec\.exceptions\b|FSTimeoutError|\bbotocore\.exceptions\b|\bs3fs\b"
-              r"|\bgcsfs\b|ReadTimeoutError", 1.5, key=True)),
+              r"|\bgcsfs\b|ReadTimeoutError", 1.5, key=True),
+         # a decoder refusing one sample's file (a corrupt image, video or audio file)
+         text(r"\bDECORDError\b|\bUnidentifiedImageError\b|cannot identify image file"
+              r"|image file is truncated|\bLibsndfileError\b|moov atom not found"
+              r"|Invalid data found when processing input", 1.5, key=True)),
         "an exception in __getitem__/__iter__/collate_fn inside a worker; the part after "
         "'Original Traceback' is the real error",
         "rerun with num_workers=0: the same error is raised directly, with a plain traceback",
