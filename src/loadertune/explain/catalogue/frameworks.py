@@ -113,7 +113,10 @@ SIGNATURES: tuple[Signature, ...] = (
         "the traceback passes through accelerate/data_loader.py _fetch_batches and "
         "concatenate",
         "pad every batch to one length (padding='max_length' in the tokenizer or collator), or "
-        "let each process read its own batches: Accelerator(dispatch_batches=False) or, in "
-        "the Trainer, TrainingArguments(accelerator_config={'dispatch_batches': False})",
+        "let each process read its own batches: Accelerator(dataloader_config="
+        "DataLoaderConfiguration(dispatch_batches=False)) (Accelerate < 0.28: "
+        "Accelerator(dispatch_batches=False)); in the Trainer, TrainingArguments("
+        "accelerator_config={'dispatch_batches': False}) (older transformers: "
+        "dispatch_batches=False)",
         priority=80, explains=("collate_size_mismatch",)),
 )
