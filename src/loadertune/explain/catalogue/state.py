@@ -3,7 +3,12 @@ the random state the loader and its sampler draw from."""
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import A_LOADER, ABOUT_LOADING, PERSISTENT
+from loadertune.explain.catalogue.common import (
+    A_LOADER,
+    ABOUT_LOADING,
+    GROWING,
+    PERSISTENT,
+)
 from loadertune.explain.signature import Signature, near, text
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -160,4 +165,26 @@ SIGNATURES: tuple[Signature, ...] = (
         "give each DataLoader its own generator=torch.Generator().manual_seed(seed) so it "
         "does not draw from the global RNG; seed after creating the loaders",
         priority=55),
+    Signature(
+        "iteration_state_leak", "every new pass over the loader leaves state behind",
+        # memory that grows with each new iterator (each epoch), not within one pass
+        (text(near(r"\bre-?iterat\w*|\biter\(\s*\w*loader\w*\s*\)|\bnew iterators?\b",
+                   r"\b(?:memory|RAM)\b[^.\n]{0,40}(?:" + GROWING + r"|\bexplod\w*|\bblow\w* up"
+                   r"|\bleak\w*)", 300), 3, key=True),
+         # and reusing one iterator does not grow
+         text(near(r"\b(?:same|one|single)\s+(?:\w+\s+){0,2}iterators?\b",
+                   r"\bfine\b|\bno (?:leak|growth|problem)|\bstable\b|\bflat\b", 150), 2,
+              key=True)),
+        "the dataset, its sampler or a wrapper around them keeps the state of a pass on the "
+        "object (the buckets of a grouping or bucketing wrapper, a list it appends to, a cache "
+        "of items) instead of in the iterator: each new iter(loader), so each epoch, adds to "
+        "what the last one left, and host RAM grows epoch after epoch, also with num_workers=0",
+        "loop over a few fresh iter(loader) passes with num_workers=0 and print the RSS "
+        "(psutil.Process().memory_info().rss) after each: it rises with every pass and stays "
+        "flat when one iterator is reused",
+        "keep a pass's state in __iter__'s own locals (write it as a generator) or reset it "
+        "when a pass starts, bound any cache, or build the iterator once and reuse it "
+        "(detectron2: a release with the re-iterable AspectRatioGroupedDataset)",
+        priority=66, context=ABOUT_LOADING, probes=("memory",),
+        explains=("copy_on_read_growth", "worker_oom_killed", "workers_restart_each_epoch")),
 )
