@@ -19,6 +19,7 @@ from _lt import (
     env,
 )
 from test_explain_corpus import CORPUS_CAUSES
+from test_explain_torch_errors import CASES as TORCH_REFUSALS
 from torch.utils.data import Dataset
 
 from loadertune.explain import CATALOGUE, explain_text
@@ -189,12 +190,14 @@ TEXT_ONLY = {
 
 
 def test_every_catalogue_entry_is_exercised() -> None:
-    """Each entry is caused for real by a scenario, matched in a real-world corpus text, or
-    its text (checked against torch's source above) is matched right here."""
+    """Each entry is caused for real by a scenario or by torch refusing an argument, matched
+    in a real-world corpus text, or its text (checked against torch's source above) is
+    matched right here."""
     ids = {s.id for s in CATALOGUE}
     for cause, text in TEXT_ONLY.items():
         assert explain_text(text).primary.signature.id == cause, cause
-    covered = set(EXPECTED.values()) | set(TEXT_ONLY) | CORPUS_CAUSES | {"dataloader_failure"}
+    covered = (set(EXPECTED.values()) | set(TEXT_ONLY) | CORPUS_CAUSES
+               | {cause for _, cause in TORCH_REFUSALS.values()} | {"dataloader_failure"})
     assert ids <= covered, ids - covered
 
 
@@ -370,7 +373,8 @@ class _KeepsAnIterator(Dataset):
 
 def test_a_loader_iterator_kept_on_the_dataset_is_named_when_spawn_pickles_it() -> None:
     """Spawned workers get the dataset pickled, and torch's loader iterators refuse to be:
-    the real error names the iterator's class, and explain names the unpicklable object."""
+    the real error names the iterator's class; explain names the iterator kept on the
+    object first, and the unpicklable type after it."""
     loader = torch.utils.data.DataLoader(_KeepsAnIterator(), num_workers=1,
                                          multiprocessing_context="spawn")
     with pytest.raises(NotImplementedError) as failure:
@@ -378,8 +382,8 @@ def test_a_loader_iterator_kept_on_the_dataset_is_named_when_spawn_pickles_it() 
     text = _failure_text(failure)
     assert "_SingleProcessDataLoaderIter" in text
     explanation = explain_text(text)
-    assert explanation.primary.signature.id == "unpicklable_object"
-    assert explanation.primary.details.get("type") == "_SingleProcessDataLoaderIter"
+    assert explanation.ids()[:2] == ["loader_iterator_pickled", "unpicklable_object"]
+    assert explanation.matches[1].details.get("type") == "_SingleProcessDataLoaderIter"
 
 
 @pytest.mark.parametrize("use_up", [True, False])

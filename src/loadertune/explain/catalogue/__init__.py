@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from loadertune.explain.catalogue import (
     api,
+    building,
     collate,
     data,
     devices,
@@ -26,8 +27,9 @@ from loadertune.explain.signature import Signature
 
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
-    *workers.SIGNATURES, *api.SIGNATURES, *data.SIGNATURES, *collate.SIGNATURES,
-    *state.SIGNATURES, *frameworks.SIGNATURES, *throughput.SIGNATURES, *resources.SIGNATURES,
+    *workers.SIGNATURES, *api.SIGNATURES, *building.SIGNATURES, *data.SIGNATURES,
+    *collate.SIGNATURES, *state.SIGNATURES, *frameworks.SIGNATURES, *throughput.SIGNATURES,
+    *resources.SIGNATURES,
     *harmless.SIGNATURES,
 )
 

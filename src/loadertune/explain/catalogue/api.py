@@ -23,8 +23,12 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(r"num_workers option should be non-negative", 4, key=True),
          # an option reassigned on a DataLoader already built
-         text(r"\w+ attribute should not be set after DataLoader is initialized", 4, key=True),
-         text(r"timeout option should be non-negative", 4, key=True),
+         text(r"\w+ attribute should not be set after \w*Loader is initiali[sz]ed", 4, key=True),
+         text(r"(?:timeout|prefetch_factor) option should be non-negative", 4, key=True),
+         # prefetch_factor=None (torch >= 2.0's default) reaching an older torch's check
+         text(near(r"assert (?:self\.)?prefetch_factor > 0",
+                   r"'>' not supported between instances of 'NoneType' and 'int'", 400), 4,
+              key=True),
          # timeout with num_workers=0: the single-process iterator's own assert
          text(r"assert self\._timeout == 0", 4, key=True),
          text(r"(?:sampler|batch_sampler|batch_size=None) option (?:is|disables auto-batching "
@@ -36,7 +40,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "and timeout only apply to worker processes (num_workers > 0); shuffle and sampler, "
         "batch_sampler and batch_size/shuffle/sampler/drop_last exclude each other; an "
         "IterableDataset takes no sampler or shuffle; dataset, batch_size and sampler cannot be "
-        "reassigned on a DataLoader already built",
+        "reassigned on a DataLoader already built (code written for torch < 1.3, or a wrapper "
+        "library that does it); torch < 2.0 takes no prefetch_factor=None",
         "the DataLoader(...) call: the options the message names",
         "drop the option the message names (prefetch_factor=None when num_workers=0; shuffle "
         "inside the sampler; shard an IterableDataset yourself)",
@@ -45,9 +50,12 @@ SIGNATURES: tuple[Signature, ...] = (
         "iterator_next_removed", "the loader's iterator has no .next() method",
         (text(r"'(?:_(?:MultiProcessing|SingleProcess)DataLoaderIter|DataLoader)' object has no "
               r"attribute 'next'", 4, key=True),
+         # next() on the loader itself
+         text(r"'DataLoader' object is not an iterator", 4, key=True),
          text(r"(?i)(?:data_?iter|iterator|\w+_iter)\.next\(\)", 1)),
         "DataLoader iterators are Python iterators: `it.next()` was an alias removed in torch "
-        "1.13 (old tutorials and notebooks still call it); a DataLoader itself never had it",
+        "1.13 (old tutorials and notebooks still call it); a DataLoader itself never had it "
+        "and is no iterator: next(loader) needs iter(loader) first",
         "the line that calls `.next()` on `iter(loader)`",
         "use `next(it)` instead of `it.next()` (on a loader: `next(iter(loader))`)",
         priority=90),
@@ -95,4 +103,62 @@ SIGNATURES: tuple[Signature, ...] = (
         "DataLoader(dataset, batch_sampler=sampler, ...) without batch_size, shuffle, sampler "
         "and drop_last (the batch sampler decides them)",
         priority=80, context=ABOUT_LOADING, explains=("worker_exception",)),
+    Signature(
+        "subset_getitems_bypass", "the loader calls Subset.__getitems__, not the subclass's "
+        "__getitem__",
+        (text(r"overrides __getitem__ but not __getitems__", 4, key=True),
+         text(near(r"\bSubset", r"__getitems__", 600), 3, key=True),
+         # a Subset subclass with its own __getitem__
+         text(near(r"\bclass \w+\(\s*(?:[\w.]+\.)?Subset\s*\)", r"\bdef __getitem__\(", 600),
+              2.5, key=True)),
+        "torch 2.x's Subset has a __getitems__ that the DataLoader calls with a whole batch of "
+        "indices; a Subset subclass that overrides only __getitem__ is passed over (the loader "
+        "reads the wrapped dataset directly, so the subclass's changes never reach a batch), "
+        "and newer releases refuse such a class when it is built",
+        "`type(subset).__getitems__ is torch.utils.data.Subset.__getitems__` while the class "
+        "defines its own __getitem__",
+        "add `def __getitems__(self, indices): return [self[i] for i in indices]` to the "
+        "subclass, or wrap the dataset in a plain Dataset instead of subclassing Subset",
+        priority=88, explains=("collate_list_field", "per_sample_overhead", "worker_exception")),
+    Signature(
+        "loader_iterator_pickled", "a DataLoader iterator was pickled or deep-copied",
+        (text(r"_(?:MultiProcessing|SingleProcess)DataLoaderIter\W{0,4}\s*cannot be pickled"
+              r"|cannot be pickled'?,\s*'_(?:MultiProcessing|SingleProcess)DataLoaderIter", 4,
+              key=True),
+         text(r"(?i)can(?:not|'t) (?:be )?pickle\w*[^.\n]{0,40}(?:DataLoader ?Iter\w*|loader "
+              r"iterator)", 2.5, key=True)),
+        "an object that is pickled or deep-copied holds a live DataLoader iterator "
+        "(iter(loader) kept as an attribute of a model, LightningModule, trainer or dataset): "
+        "a checkpoint that saves the object, copy.deepcopy (an EMA copy, saved "
+        "hyperparameters) or spawn sending it to a process pickles the iterator, and loader "
+        "iterators refuse, since they own worker processes and queues",
+        "find the attribute: [k for k, v in vars(obj).items() if 'DataLoaderIter' in "
+        "type(v).__name__]",
+        "keep the iterator out of the object's state: create it where it is used, or drop it "
+        "in __getstate__ (state.pop('_iter', None)) and create it again when needed",
+        priority=88, explains=("unpicklable_object", "pickle_local_object", "worker_exception")),
+    Signature(
+        "loader_not_indexable", "a DataLoader was indexed like a list",
+        (text(r"'DataLoader' object is not subscriptable|'DataLoader' object does not support "
+              r"indexing", 4, key=True),),
+        "a DataLoader is an iterable of batches, not a sequence: loader[i] has nothing to "
+        "return (the batches do not exist until the loop asks for them, and shuffling "
+        "changes them each epoch)",
+        "the line that indexes the loader",
+        "loop over it (`for batch in loader`), take one batch with next(iter(loader)), or "
+        "index the dataset (loader.dataset[i]) for one sample",
+        priority=90),
+    Signature(
+        "iterable_dataset_no_len", "len() of a loader whose IterableDataset has no length",
+        (text(near(r"object of type '\w+' has no len\(\)", r"dataloader\.py|IterableDataset"
+                   r"|len\((?:self\.)?\w*loader\w*\)", 2000), 3.5, key=True),
+         raised_in(r"torch/utils/data/dataloader\.py in __len__$", 2, key=True)),
+        "len(loader) is the dataset's length (over batch_size); an IterableDataset (a stream, "
+        "a streaming Hugging Face dataset, WebDataset) usually has no __len__, so anything "
+        "that asks for the loader's length (a progress bar, a scheduler's total steps, a "
+        "Trainer sizing an epoch) fails",
+        "`hasattr(dataset, '__len__')` is False for the dataset the loader wraps",
+        "give the dataset a __len__ when the count is known (with_length() in WebDataset), "
+        "or tell the consumer the length (max_steps in a Trainer, total= for a progress bar)",
+        priority=86, explains=("worker_exception",)),
 )

@@ -1,0 +1,146 @@
+"""What torch refuses while a dataset, a split or a sampler is built, before any batch: an
+empty dataset, split lengths that do not fit, a missing __getitem__, sampler arguments, a
+DistributedSampler without a process group."""
+
+from __future__ import annotations
+
+from loadertune.explain.signature import Signature, exc, frame, near, raised_in, text
+
+# RandomSampler's refusal (old releases spelled it "integeral")
+NUM_SAMPLES = r"num_samples should be a positive integ\w* value, but got num_samples\s*=\s*"
+NO_GROUP = r"Default process group (?:has not been|is not) initiali[sz]ed"
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "empty_dataset", "the dataset has no items",
+        (text(NUM_SAMPLES + r"0\b", 4, key=True),
+         # a ConcatDataset of the datasets found on disk, when none was found
+         text(r"datasets should not be an empty iterable", 3, key=True),
+         # told in words: the dataset's length is 0, or it found no file
+         text(r"(?i)\blen\(\s*(?:self\.)?\w*(?:dataset|data|ds|files|images|paths|samples)\w*"
+              r"\s*\)\s*(?:==|is|was|returns?|gives?|=)\s*0\b", 2.5, key=True),
+         text(r"(?i)\b(?:found|finds?|finding|there (?:are|were)|contains?|loaded|read)\s+"
+              r"(?:no|0|zero)\s+(?:\w+\s+)?(?:files?|images?|samples?|items?|videos?|records?"
+              r"|datasets?)\b", 2, key=True)),
+        "the dataset has no items (len(dataset) == 0): its path points at another folder, its "
+        "glob or extension matches no file (*.jpg against .png files, .JPEG in capitals), the "
+        "folder layout it expects is missing, or a filter dropped every sample; shuffle=True's "
+        "RandomSampler then refuses num_samples=0, a ConcatDataset of the datasets found gets "
+        "an empty list, and an unshuffled loader yields no batch at all",
+        "print(len(dataset)) right after building it, with the folder and pattern it searched "
+        "(glob.glob(os.path.join(root, '*.jpg')))",
+        "point the dataset at the folder that holds the files and match their real extension, "
+        "case and layout; fail early when nothing is found (assert len(dataset) > 0, "
+        "f'no files under {root}')",
+        priority=85, explains=("worker_exception", "loader_exhausted")),
+    Signature(
+        "random_split_lengths", "random_split got lengths that do not fit the dataset",
+        (text(r"Sum of input lengths does not equal the length of the input dataset", 4,
+              key=True),
+         text(r"Fraction at index \d+ is not between 0 and 1", 4, key=True),
+         text(r"Length of split at index \d+ is 0", 3.5, key=True),
+         # a split helper that leaves one part empty
+         text(near(r"\b\w*split\w*", r"\bempty (?:\w+\s+)?(?:ConcatDataset|dataset|split|part"
+                   r"|list)\b", 200), 3.5, key=True),
+         text(r"(?i)\brandom_split\b", 1)),
+        "random_split was given lengths that do not fit the dataset: absolute lengths that do "
+        "not add up to len(dataset) (sizes written for another dataset or split, or rounded: "
+        "int(0.8 * n) + int(0.2 * n) < n), fractions on torch < 1.13 (which takes only "
+        "absolute lengths), or fractions that floor a part of a small dataset to 0 items",
+        "print(len(dataset), lengths) just before random_split",
+        "pass fractions that sum to 1 (torch >= 1.13: random_split(ds, [0.8, 0.2])) or make "
+        "the last length the rest (n_val = int(0.2 * n); [n - n_val, n_val]); give every "
+        "part of a tiny dataset at least one item",
+        priority=86, explains=("worker_exception", "empty_dataset")),
+    Signature(
+        "dataset_missing_getitem", "the dataset class has no __getitem__ the loader can call",
+        (text(r"Subclasses of Dataset should implement __getitem__", 4, key=True),
+         # Dataset's placeholder raised: the class never defined its own
+         raised_in(r"torch/utils/data/dataset\.py in __getitem__$", 3, key=True),
+         # a misspelt method (def __getitem(, def __get_item__()
+         text(r"\bdef (?:__getitem|__get_item__|_getitem__)\s*\(", 3, key=True),
+         # a stream (__iter__) in a class that is not an IterableDataset
+         text(near(r"__iter__", r"(?:subclass\w*|inherit\w*|deriv\w*)[^\n]{0,40}?"
+                   r"IterableDataset", 300), 2.5, key=True),
+         exc(r"^NotImplementedError\b", 1)),
+        "the DataLoader treats a torch.utils.data.Dataset subclass as map-style and asks it for "
+        "dataset[i]; the class has no __getitem__ of its own, so Dataset's placeholder raises "
+        "NotImplementedError: the method is misspelt (__getitem, __get_item__) or indented "
+        "outside the class, or the dataset streams with __iter__ but subclasses Dataset "
+        "instead of IterableDataset",
+        "`type(dataset).__getitem__ is torch.utils.data.Dataset.__getitem__` is True: the "
+        "class never defined it",
+        "define `def __getitem__(self, index)` (spelt so, inside the class); a dataset that "
+        "streams with __iter__ must subclass torch.utils.data.IterableDataset",
+        priority=88, explains=("worker_exception",)),
+    Signature(
+        "invalid_sampler_args", "a sampler or batch sampler refuses its arguments",
+        (text(r"batch_size should be a positive integer value, but got batch_size\s*=", 4,
+              key=True),
+         text(r"(?:replacement|drop_last) should be a boolean value", 4, key=True),
+         text(r"weights should be a 1d sequence", 4, key=True),
+         text(r"Invalid rank -?\d+, rank should be in the interval", 4, key=True),
+         text(NUM_SAMPLES + r"(?!0\b)", 3, key=True)),
+        "a sampler got a value it refuses: a batch size of 0 (BatchSampler, so DataLoader's "
+        "batch_size), most often a global batch divided by the number of GPUs, accumulation "
+        "steps or subdivisions that rounds down to 0; replacement or drop_last that is not a "
+        "bool; WeightedRandomSampler weights that are not 1-D; a DistributedSampler rank "
+        "outside 0..num_replicas-1",
+        "print the value the message names where the sampler or loader is built (batch_size "
+        "after the division)",
+        "make the global batch size a multiple of (and at least) GPUs x accumulation steps, or "
+        "use max(1, batch_size // world_size); pass bools; one weight per sample, 1-D "
+        "(weights.view(-1)); take rank and num_replicas from the process group",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "distributed_not_initialized", "a DistributedSampler was built where no process group "
+        "exists",
+        (text(near(NO_GROUP, r"sampler|torch/utils/data/distributed\.py", 3000), 4, key=True),
+         text(NO_GROUP, 2, key=True),
+         text(r"Requires distributed package to be available", 3, key=True),
+         frame(r"torch/utils/data/distributed\.py in __init__$", 1.5),
+         text(r"(?i)torch\.distributed\.launch|\btorchrun\b|init_process_group", 0.5)),
+        "DistributedSampler asks torch.distributed for the world size and this process's rank "
+        "when it is built; with no process group yet, because the script was started with "
+        "plain python instead of torchrun (or the launcher it expects), or the sampler was "
+        "built before init_process_group (Lightning creates the group inside fit, after a "
+        "loader built earlier), it raises; 'Requires distributed package' means this torch "
+        "build has no torch.distributed at all",
+        "print(torch.distributed.is_available(), torch.distributed.is_initialized()) just "
+        "before the sampler is built",
+        "start with torchrun --nproc_per_node=N script.py (or the project's launcher) and call "
+        "init_process_group before building the sampler; in Lightning build loaders in the "
+        "*_dataloader hooks and let the Trainer add the DistributedSampler (or pass "
+        "num_replicas= and rank=); in one process use a plain sampler",
+        priority=86, explains=("worker_exception", "framework_rebuilds_loader")),
+    Signature(
+        "distributed_sampler_padding_bug", "torch < 1.8's DistributedSampler fails on a dataset "
+        "smaller than half the ranks",
+        (text(r"assert len\(indices\) == self\.total_size", 3, key=True),
+         text(near(r"DistributedSampler", r"len\(dataset\)\s*\*\s*2\s*<|fewer (?:samples|items"
+                   r"|examples) than|smaller than (?:the )?(?:number of )?(?:gpus|replicas|ranks"
+                   r"|processes)", 400), 2.5, key=True),
+         frame(r"torch/utils/data/distributed\.py in __iter__$", 1)),
+        "before torch 1.8 DistributedSampler padded its index list by repeating it at most "
+        "once, so a dataset with fewer than half as many items as ranks (len(dataset) * 2 < "
+        "num_replicas: a tiny validation set on many GPUs) came out short and failed "
+        "`assert len(indices) == self.total_size`",
+        "print(len(dataset), torch.distributed.get_world_size(), torch.__version__)",
+        "upgrade torch (fixed in 1.8), or give every rank at least one item (a larger "
+        "evaluation set, or fewer processes for evaluation)",
+        priority=87, explains=("worker_exception", "sampler_set_epoch_missing")),
+    Signature(
+        "invalid_dataset_args", "a dataset wrapper refuses the datasets or tensors it is given",
+        (text(r"Size mismatch between (?:tensors|datasets)", 4, key=True),
+         text(r"ConcatDataset does not support IterableDataset|ChainDataset only supports "
+              r"IterableDataset", 4, key=True),
+         raised_in(r"torch/utils/data/dataset\.py in __init__$", 1)),
+        "a dataset wrapper was built from parts it refuses: TensorDataset (or StackDataset) "
+        "tensors or datasets whose first dimensions differ (features and labels of different "
+        "lengths), ConcatDataset given an IterableDataset (it indexes its parts), or "
+        "ChainDataset given a map-style dataset (it iterates its parts)",
+        "print the first dimension (len) of each part just before the wrapper is built",
+        "give TensorDataset tensors with one row per sample each (the same len); concatenate "
+        "streams with ChainDataset and map-style datasets with ConcatDataset",
+        priority=86, explains=("worker_exception",)),
+)

@@ -1,0 +1,158 @@
+"""torch.utils.data's own refusals, raised for real by the installed torch: each traceback (or
+warning) as a user would paste it is explained by its cause, not as an error in a worker."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import traceback
+import warnings
+from collections.abc import Callable
+
+import pytest
+import torch
+from PIL import Image
+from torch.utils.data import (
+    BatchSampler,
+    ChainDataset,
+    ConcatDataset,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    RandomSampler,
+    Subset,
+    TensorDataset,
+    WeightedRandomSampler,
+    random_split,
+)
+from torch.utils.data.distributed import DistributedSampler
+
+from loadertune.explain import explain_text
+
+
+class Files(Dataset):
+    """A dataset of the files it was given (none when the glob found nothing)."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return torch.zeros(2)
+
+
+class MisspeltGetitem(Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __get_item__(self, index: int) -> int:  # the typo users make
+        return index
+
+
+class Stream(IterableDataset):
+    def __iter__(self):
+        return iter(range(4))
+
+
+class Images(Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, index: int) -> Image.Image:
+        return Image.new("RGB", (4, 4))
+
+
+class Doubled(Subset):
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return super().__getitem__(index) * 2
+
+
+def reassign_batch_size() -> None:
+    loader = DataLoader(Files(["a", "b"]), batch_size=1)
+    loader.batch_size = 2
+
+
+def pickle_worker_iterator() -> None:
+    it = iter(DataLoader(Files(["a", "b"]), num_workers=1))
+    try:
+        pickle.dumps(it)
+    finally:
+        del it
+
+
+CASES: dict[str, tuple[Callable[[], object], str]] = {
+    "shuffle over an empty dataset": (
+        lambda: DataLoader(Files([]), batch_size=4, shuffle=True), "empty_dataset"),
+    "ConcatDataset of no dataset": (lambda: ConcatDataset([]), "empty_dataset"),
+    "random_split lengths for another dataset": (
+        lambda: random_split(range(10), [3, 3]), "random_split_lengths"),
+    "random_split fractions over 1": (
+        lambda: random_split(range(10), [0.5, 1.5]), "random_split_lengths"),
+    "TensorDataset of different lengths": (
+        lambda: TensorDataset(torch.zeros(3), torch.zeros(4)), "invalid_dataset_args"),
+    "ConcatDataset of a stream": (lambda: ConcatDataset([Stream()]), "invalid_dataset_args"),
+    "ChainDataset of a map-style dataset": (
+        lambda: list(ChainDataset([Files(["a"])])), "invalid_dataset_args"),
+    "a misspelt __getitem__, in a worker": (
+        lambda: next(iter(DataLoader(MisspeltGetitem(), num_workers=1))),
+        "dataset_missing_getitem"),
+    "batch_size=0": (lambda: DataLoader(Files(["a"]), batch_size=0), "invalid_sampler_args"),
+    "replacement not a bool": (
+        lambda: RandomSampler(Files(["a"]), replacement=1), "invalid_sampler_args"),
+    "2-D sampling weights": (
+        lambda: WeightedRandomSampler(torch.ones(2, 3), 5), "invalid_sampler_args"),
+    "drop_last not a bool": (
+        lambda: BatchSampler(range(4), 2, drop_last="no"), "invalid_sampler_args"),
+    "a rank beyond num_replicas": (
+        lambda: DistributedSampler(Files(["a"]), num_replicas=2, rank=5),
+        "invalid_sampler_args"),
+    "DistributedSampler without a process group": (
+        lambda: DistributedSampler(Files(["a", "b"])), "distributed_not_initialized"),
+    "a worker iterator pickled": (pickle_worker_iterator, "loader_iterator_pickled"),
+    "a loader iterator deep-copied": (
+        lambda: copy.deepcopy(iter(DataLoader(Files(["a"])))), "loader_iterator_pickled"),
+    "a Subset subclass with only __getitem__": (
+        lambda: Doubled(Files(["a", "b"]), [0]), "subset_getitems_bypass"),
+    "batch_size reassigned": (reassign_batch_size, "invalid_loader_args"),
+    "a negative prefetch_factor": (
+        lambda: DataLoader(Files(["a"]), num_workers=1, prefetch_factor=-1),
+        "invalid_loader_args"),
+    "the loader indexed": (lambda: DataLoader(Files(["a"]))[0], "loader_not_indexable"),
+    "next() on the loader": (lambda: next(DataLoader(Files(["a"]))), "iterator_next_removed"),
+    "len() of a stream's loader": (lambda: len(DataLoader(Stream())), "iterable_dataset_no_len"),
+    "PIL images to default_collate": (
+        lambda: next(iter(DataLoader(Images(), batch_size=2))), "collate_unsupported_type"),
+}
+
+
+def traceback_of(trigger: Callable[[], object]) -> str:
+    try:
+        trigger()
+    except Exception:
+        return traceback.format_exc()
+    pytest.fail("torch accepted it: nothing to explain")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_torch_refusal_is_explained_by_its_cause(name: str) -> None:
+    trigger, cause = CASES[name]
+    explanation = explain_text(traceback_of(trigger))
+    assert explanation.ids()[0] == cause, explanation.ids()
+
+
+def test_a_split_that_floors_a_part_to_nothing_is_told_from_its_warning() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parts = random_split(range(4), [0.7, 0.1, 0.2])
+    assert [len(p) for p in parts][-1] == 0
+    text = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno)
+                   for w in caught)
+    assert explain_text(text).ids()[0] == "random_split_lengths"
+
+
+def test_a_dataset_with_items_is_not_called_empty() -> None:
+    # the same loader over a non-empty folder fails later, for another reason
+    text = traceback_of(lambda: next(iter(DataLoader(Images(), batch_size=2, shuffle=True))))
+    assert "empty_dataset" not in explain_text(text).ids()
