@@ -16,15 +16,22 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(NUM_SAMPLES + r"0\b", 4, key=True),
          # a ConcatDataset of the datasets found on disk, when none was found
          text(r"datasets should not be an empty iterable", 3, key=True),
+         # torchvision's folder datasets finding no class folder or no image in one
+         text(r"Found 0 (?:files|images) in subfolders of|Couldn'?t find any class folder in"
+              r"|Found no valid file for the classes", 4, key=True),
+         # Lightning: no batch on any rank; Hugging Face datasets: index 0 of 0 rows
+         text(r"Total length of `?\w+`? across ranks is zero", 3.5, key=True),
+         text(r"Invalid key: 0 is out of bounds for size 0", 3.5, key=True),
          # told in words: the dataset's length is 0, or it found no file
          text(r"(?i)\blen\(\s*(?:self\.)?\w*(?:dataset|data|ds|files|images|paths|samples)\w*"
               r"\s*\)\s*(?:==|is|was|returns?|gives?|=)\s*0\b", 2.5, key=True),
          text(r"(?i)\b(?:found|finds?|finding|there (?:are|were)|contains?|loaded|read)\s+"
               r"(?:no|0|zero)\s+(?:\w+\s+)?(?:files?|images?|samples?|items?|videos?|records?"
               r"|datasets?)\b", 2, key=True)),
-        "the dataset has no items (len(dataset) == 0): its path points at another folder, its "
-        "glob or extension matches no file (*.jpg against .png files, .JPEG in capitals), the "
-        "folder layout it expects is missing, or a filter dropped every sample; shuffle=True's "
+        "the dataset has no items (len(dataset) == 0), or some of its classes have none: its "
+        "path points at another folder, its glob or extension matches no file (*.jpg against "
+        ".png files, .JPEG in capitals), the folder layout it expects (ImageFolder: one "
+        "sub-folder per class) is missing, or a filter dropped every sample; shuffle=True's "
         "RandomSampler then refuses num_samples=0, a ConcatDataset of the datasets found gets "
         "an empty list, and an unshuffled loader yields no batch at all",
         "print(len(dataset)) right after building it, with the folder and pattern it searched "
@@ -143,4 +150,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "give TensorDataset tensors with one row per sample each (the same len); concatenate "
         "streams with ChainDataset and map-style datasets with ConcatDataset",
         priority=86, explains=("worker_exception",)),
+    Signature(
+        "dataset_not_downloaded", "a torchvision dataset's files are not under its root",
+        (text(r"Dataset not found(?: or corrupted)?\.? ?You can use download=True to download it",
+              4, key=True),
+         text(r"(?i)\bdownload\s*=\s*(?:True|False)\b", 0.5)),
+        "a torchvision dataset class (CIFAR10, MNIST, ...) was built with download=False (the "
+        "default) and its files are not under root: never downloaded, downloaded to another "
+        "root (a relative path run from another folder), or an archive left half-extracted",
+        "list the root the dataset was given (ls ROOT/cifar-10-batches-py) against what the "
+        "class expects",
+        "pass download=True once (or point root at the folder that holds the files, as an "
+        "absolute path); on a machine without internet, copy the extracted files there",
+        priority=86),
 )

@@ -17,6 +17,11 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)each element in list of batch should be of equal size", 3, key=True),
          # torch <= 1.4: default_collate's stack went through cat
          text(r"Sizes of tensors must match except in dimension 0", 2.5, key=True),
+         # sequences of different lengths turned into one tensor (torch.tensor on lists, a
+         # Hugging Face collator without padding)
+         text(r"expected sequence of length \d+ at dim \d+ \(got \d+\)", 3, key=True),
+         text(r"Unable to create tensor, you should probably activate truncation and/or "
+              r"padding", 2.5, key=True),
          # num_workers > 0: collate stacks into shared storage sized from the first sample
          text(r"Trying to resize storage that is not resizable", 2.5, key=True),
          # the same failure described in prose (titles, questions)
@@ -48,12 +53,18 @@ SIGNATURES: tuple[Signature, ...] = (
          exc(r"'numpy\.ndarray' object has no attribute '(?:new|to|cuda|size|dim|float|long"
              r"|unsqueeze|permute|contiguous|numel|is_cuda|device|new_\w+)'", 2, key=True),
          frame(r"collat\w*\.py in ", 1),
+         # a Hugging Face collator names a field that is no token id list: a raw (text) field
+         # was left in the features
+         text(r"features ?\(\s*[`\"']?(?!input_ids\b|labels?\b|attention_mask\b|"
+              r"token_type_ids\b|decoder_input_ids\b|pixel_values\b|position_ids\b)\w+[`\"']? "
+              r"in this case\)", 3.5, key=True),
          text(r"(?i)(?:return\w*|retourn\w*|renvo\w*)\s+(?:a\s+)?None\b|\bPIL\b[^\n]{0,40}"
               r"image|\bto_?tensor\b", 1.5)),
         "the default collate batches tensors, numpy arrays, numbers, strings and their "
         "dicts/lists; a sample held something else: a PIL image (no ToTensor in the "
         "transform), None (the dataset returned nothing for some index) or a numpy object "
-        "array",
+        "array; a Hugging Face collator takes token ids only, and a field that was never "
+        "tokenised (a text column under another name) reaches it raw",
         "print type(dataset[i]) and the types inside it for a few i",
         "convert in the dataset's transform (transforms.ToTensor(), np.asarray(..., "
         "dtype=float)), never return None (filter bad items or skip them in a collate_fn)",

@@ -308,4 +308,42 @@ SIGNATURES: tuple[Signature, ...] = (
         "a few attempts instead of recursing",
         priority=70, context=ABOUT_LOADING,
         explains=("worker_exited", "worker_segfault")),
+    Signature(
+        "pillow_array_regression", "Pillow 8.3.0 broke turning an image into an array",
+        (text(r"__array__\(\) takes 1 positional argument but 2 were given", 4, key=True),
+         text(r"(?i)\bpillow\W{0,3}8\.3\.0\b|\bPIL\W{0,3}8\.3\.0\b", 2, key=True)),
+        "Pillow 8.3.0 changed Image.__array__ so that np.array(img, dtype) (which "
+        "torchvision's ToTensor calls) raises; every sample that passes through ToTensor "
+        "fails, with or without workers",
+        "python -c \"import PIL; print(PIL.__version__)\": 8.3.0",
+        "install another Pillow (pip install 'pillow!=8.3.0'; 8.3.1 fixed it)",
+        priority=88, explains=("worker_exception",)),
+    Signature(
+        "transform_input_type", "a transform got a type it does not take",
+        (text(r"pic should be PIL Image or ndarray\. Got|img should be PIL Image\. Got"
+              r"|pic should be (?:2|2/3) dimensional\. Got|Unexpected type <class", 4, key=True),
+         text(r"(?i)\bto_?tensor\b|\btransforms?\b", 0.5)),
+        "a torchvision transform in __getitem__ got an input type it does not accept: "
+        "ToTensor given something that is already a tensor (a dataset or an earlier "
+        "transform made it one), PIL-only functions given tensors (torchvision < 0.8), or "
+        "an array of the wrong number of dimensions",
+        "print(type(x), getattr(x, 'shape', None)) for the value just before the transform",
+        "order the transforms so each gets what it takes (PIL/ndarray ops before ToTensor, "
+        "ToTensor once), drop ToTensor for inputs that are tensors already, or upgrade "
+        "torchvision for tensor support",
+        priority=86, explains=("worker_exception", "collate_unsupported_type")),
+    Signature(
+        "normalize_channel_mismatch", "Normalize's mean/std do not match the images' channels",
+        (text(r"output with shape \[1, \d+, \d+\] doesn'?t match the broadcast shape "
+              r"\[3, \d+, \d+\]", 4, key=True),
+         text(r"The size of tensor a \((?:1|2|4)\) must match the size of tensor b \(3\) at "
+              r"non-singleton dimension 0", 3, key=True),
+         text(r"tensor\.sub_\(mean\[:, None, None\]\)|\bNormalize\(", 1)),
+        "transforms.Normalize has one mean/std per channel it was given (three for RGB), and "
+        "the images have another number: grayscale (MNIST, 1 channel) or RGBA/png with alpha "
+        "(4), so the per-channel broadcast fails for every sample",
+        "print(dataset[0][0].shape): its first dimension is the channel count",
+        "give Normalize one value per channel (Normalize([0.5], [0.5]) for grayscale), or "
+        "convert the images first (img.convert('RGB'), transforms.Grayscale(3))",
+        priority=86, explains=("worker_exception",)),
 )

@@ -119,4 +119,25 @@ SIGNATURES: tuple[Signature, ...] = (
         "accelerator_config={'dispatch_batches': False}) (older transformers: "
         "dispatch_batches=False)",
         priority=80, explains=("collate_size_mismatch",)),
+    Signature(
+        "lightning_hook_missing", "Lightning found no *_dataloader hook for the loop it was "
+        "asked to run",
+        (text(r"No `?'?(?:train|val|test|predict)_dataloader\(\)`?'? method defined", 4,
+              key=True),
+         text(r"`?(?:train|val|test|predict)_dataloader`? must be implemented", 4, key=True),
+         # told in words: a validation (test) step that never runs
+         text(near(r"\b(?:validation|test)_step\b", r"\b(?:not|never|n't) (?:be(?:ing)? )?"
+                   r"(?:run|called|executed)\b|\bdoes(?: not|n't) run\b|\bskip\w*", 200),
+              2.5, key=True),
+         text(r"(?i)\blightning\b|\bTrainer\b|\bLightningDataModule\b|\bdatamodule\b", 0.5)),
+        "Lightning runs a loop only with a loader for it: it calls the model's or the "
+        "datamodule's train_dataloader/val_dataloader/test_dataloader hook; the hook is not "
+        "defined, named otherwise (valid_dataloader, test_loader), or the datamodule was "
+        "passed to fit but not to trainer.test()/validate(), so Lightning refuses the loop "
+        "(or skips validation without a word)",
+        "list the hooks: [m for m in dir(datamodule) if m.endswith('_dataloader')]",
+        "define the hook under its exact name in the LightningModule or LightningDataModule, "
+        "or pass the loaders or the datamodule to the call (trainer.test(model, "
+        "datamodule=dm))",
+        priority=84),
 )

@@ -75,6 +75,11 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "harmless_worker_warning", "probably harmless: a warning by or about the workers",
         (text(r"does not have many workers which may be a bottleneck", 3, key=True),
+         # Lightning telling what it adjusted or what the logs will lack
+         text(r"The number of training batches \(\d+\) is smaller than the logging interval",
+              3, key=True),
+         text(r"You requested to overfit but enabled \w+(?:/\w+)? dataloader shuffling", 3,
+              key=True),
          text(r"Consider setting `?persistent_workers=True`?", 2.5, key=True),
          text(r"(?i)Consider increasing the value of the `?num_workers`? argument", 2.5,
               key=True),
