@@ -64,6 +64,19 @@ class Images(Dataset):
         return Image.new("RGB", (4, 4))
 
 
+class OptionalMask(Dataset):
+    """Samples whose "mask" field only the even ones carry."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
+        sample = {"x": torch.zeros(2)}
+        if index % 2 == 0:
+            sample["mask"] = torch.ones(2)
+        return sample
+
+
 class Doubled(Subset):
     def __getitem__(self, index: int) -> torch.Tensor:
         return super().__getitem__(index) * 2
@@ -122,6 +135,8 @@ CASES: dict[str, tuple[Callable[[], object], str]] = {
     "the loader indexed": (lambda: DataLoader(Files(["a"]))[0], "loader_not_indexable"),
     "next() on the loader": (lambda: next(DataLoader(Files(["a"]))), "iterator_next_removed"),
     "len() of a stream's loader": (lambda: len(DataLoader(Stream())), "iterable_dataset_no_len"),
+    "samples with different keys": (
+        lambda: next(iter(DataLoader(OptionalMask(), batch_size=2))), "collate_keys_mismatch"),
     "PIL images to default_collate": (
         lambda: next(iter(DataLoader(Images(), batch_size=2))), "collate_unsupported_type"),
 }

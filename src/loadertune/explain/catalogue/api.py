@@ -161,4 +161,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "give the dataset a __len__ when the count is known (with_length() in WebDataset), "
         "or tell the consumer the length (max_steps in a Trainer, total= for a progress bar)",
         priority=86, explains=("worker_exception",)),
+    Signature(
+        "epoch_never_ends", "the loader's epoch has no end",
+        # an iterator that loops forever: a "for batch in loader" that never finishes
+        (text(near(r"\b(?:loop\w*|iterat\w*|runs?|running|goes|going|keeps?)\s+(?:on\s+)?"
+                   r"(?:indefinitely|forever|infinitely|endlessly)\b|\binfinite(?:ly)? "
+                   r"(?:loop|iterat\w*)|\bnever (?:ends?|stops?|finish\w*|terminat\w*)\b",
+                   r"\biterator\b|\bloader\b|\bepoch\b|DALI\w*Iterator", 300), 3, key=True),
+         # DALI's iterator with neither reader_name nor size
+         text(near(r"DALI(?:Generic|Classification)Iterator", r"\breader_name\b", 1500), 1.5)),
+        "the loader (or the iterator that stands in for it) never raises StopIteration: an "
+        "IterableDataset or generator that loops forever, or an external iterator that is "
+        "not told the epoch's size (DALI's DALIGenericIterator without reader_name= or "
+        "size=), so `for batch in loader` never ends and the next epoch, validation or the "
+        "end of training never comes",
+        "count the batches of one pass (for i, _ in enumerate(loader)) against len(dataset) / "
+        "batch_size: the count runs past it",
+        "end each pass: give the iterator its size (DALI: reader_name='Reader' or size=), let "
+        "__iter__ stop after one pass, or bound the loop (itertools.islice, max_steps)",
+        priority=80, context=ABOUT_LOADING),
 )

@@ -22,6 +22,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # Lightning: no batch on any rank; Hugging Face datasets: index 0 of 0 rows
          text(r"Total length of `?\w+`? across ranks is zero", 3.5, key=True),
          text(r"Invalid key: 0 is out of bounds for size 0", 3.5, key=True),
+         # litdata: an input_dir without the index its optimize step writes
+         text(r"doesn'?t contain any index\.json file", 3.5, key=True),
          # told in words: the dataset's length is 0, or it found no file
          text(r"(?i)\blen\(\s*(?:self\.)?\w*(?:dataset|data|ds|files|images|paths|samples)\w*"
               r"\s*\)\s*(?:==|is|was|returns?|gives?|=)\s*0\b", 2.5, key=True),
@@ -105,6 +107,11 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(near(NO_GROUP, r"sampler|torch/utils/data/distributed\.py", 3000), 4, key=True),
          text(NO_GROUP, 2, key=True),
          text(r"Requires distributed package to be available", 3, key=True),
+         # MosaicML's StreamingDataset names its shared memory by rank: built before the
+         # launcher set RANK/WORLD_SIZE, every rank takes the same names
+         text(near(r"FileExistsError: \[Errno 17\] File exists: '/\d{6}_\w+'",
+                   r"StreamingDataset|streaming/base", 6000), 3.5, key=True),
+         text(near(r"StreamingDataset", r"\b(?:RANK|WORLD_SIZE|LOCAL_WORLD_SIZE)\b", 2000), 1.5),
          frame(r"torch/utils/data/distributed\.py in __init__$", 1.5),
          text(r"(?i)torch\.distributed\.launch|\btorchrun\b|init_process_group", 0.5)),
         "DistributedSampler asks torch.distributed for the world size and this process's rank "
@@ -112,13 +119,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "plain python instead of torchrun (or the launcher it expects), or the sampler was "
         "built before init_process_group (Lightning creates the group inside fit, after a "
         "loader built earlier), it raises; 'Requires distributed package' means this torch "
-        "build has no torch.distributed at all",
+        "build has no torch.distributed at all. A streaming dataset that reads RANK and "
+        "WORLD_SIZE when built (MosaicML's StreamingDataset) and is built before the launcher "
+        "sets them takes the same shared-memory names on every rank (FileExistsError: "
+        "'/000000_locals')",
         "print(torch.distributed.is_available(), torch.distributed.is_initialized()) just "
         "before the sampler is built",
         "start with torchrun --nproc_per_node=N script.py (or the project's launcher) and call "
         "init_process_group before building the sampler; in Lightning build loaders in the "
         "*_dataloader hooks and let the Trainer add the DistributedSampler (or pass "
-        "num_replicas= and rank=); in one process use a plain sampler",
+        "num_replicas= and rank=); in one process use a plain sampler; build streaming "
+        "datasets in the setup hook, after the launcher started the ranks",
         priority=86, explains=("worker_exception", "framework_rebuilds_loader")),
     Signature(
         "distributed_sampler_padding_bug", "torch < 1.8's DistributedSampler fails on a dataset "

@@ -49,6 +49,10 @@ SIGNATURES: tuple[Signature, ...] = (
          frame(r"collate\.py in (?:default_collate|collate)\w*$", 1, key=True),
          RAISED_IN_DATASET,
          text(r"(?is)\bTypeError\b.{0,3000}?_utils/fetch\.py", 1, key=True),
+         # PyG's own collate: a type it takes no more, or a tuple where it expects Data
+         text(r"DataLoader found invalid type: <class", 4, key=True),
+         text(near(r"torch_geometric|\bPyG\b|\bBatch\b", r"'tuple' object has no attribute "
+                   r"'keys'", 1500), 3.5, key=True),
          # a numpy array where a (custom) collate calls tensor methods
          exc(r"'numpy\.ndarray' object has no attribute '(?:new|to|cuda|size|dim|float|long"
              r"|unsqueeze|permute|contiguous|numel|is_cuda|device|new_\w+)'", 2, key=True),
@@ -64,7 +68,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "dicts/lists; a sample held something else: a PIL image (no ToTensor in the "
         "transform), None (the dataset returned nothing for some index) or a numpy object "
         "array; a Hugging Face collator takes token ids only, and a field that was never "
-        "tokenised (a text column under another name) reaches it raw",
+        "tokenised (a text column under another name) reaches it raw; PyG's collate takes "
+        "Data objects (a tuple of them only from 1.5), and one release dropped strings",
         "print type(dataset[i]) and the types inside it for a few i",
         "convert in the dataset's transform (transforms.ToTensor(), np.asarray(..., "
         "dtype=float)), never return None (filter bad items or skip them in a collate_fn)",
@@ -137,4 +142,22 @@ SIGNATURES: tuple[Signature, ...] = (
         "return only tensors, arrays, numbers, strings and their containers from the dataset "
         "and collate_fn; upgrade the library whose batch class fails to pickle",
         priority=82, explains=("worker_hang",)),
+    Signature(
+        "collate_keys_mismatch", "the samples of a batch do not have the same fields",
+        # default_collate takes the keys of the first sample: a later one without it
+        (text(near(r"\[d\[key\] for d in batch\]", r"\bKeyError: ", 400), 4, key=True),
+         # PyG's Batch adds the node counts of each sample's attribute (None when missing)
+         text(near(r"torch_geometric|\bPyG\b", r"unsupported operand type\(s\) for \+: 'int' "
+                   r"and 'NoneType'", 1500), 3.5, key=True),
+         text(r"(?i)\b(?:same|different|missing|inconsistent)\s+(?:set of\s+)?(?:keys|fields|"
+              r"attributes)\b", 1.5, key=True),
+         frame(r"collate\.py in (?:default_)?collate\w*$|torch_geometric/data/(?:batch|collate)"
+               r"\.py", 1)),
+        "the samples of one batch do not have the same fields: a dict (or PyG Data object) "
+        "with a key some samples lack or hold as None; collate builds the batch from the "
+        "first sample's keys and fails on the first sample without one",
+        "print(sorted(dataset[i].keys())) for a few i (PyG: data.keys()): they differ",
+        "give every sample the same keys (fill a default, drop the optional field, or store "
+        "it as an empty tensor), or write a collate_fn that handles missing fields",
+        priority=86, explains=("worker_exception", "collate_unsupported_type")),
 )

@@ -296,6 +296,9 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"mode)\b",
                    r"\b(?:are|is) (?:lost|ignored|not applied|missing|gone)\b", 300), 2.5,
               key=True),
+         # dill (used by DataPipes when installed) pickles a function by value without the
+         # module globals it reads: a NameError in the worker
+         text(near(r"\bdill\b", r"\bNameError\b|is not defined", 3000), 3, key=True),
          text(PICKLE_ERROR, -3)),
         "under spawn or forkserver each worker gets the dataset through pickle; an object in "
         "it pickles without an error but comes back without part of its state (a custom "

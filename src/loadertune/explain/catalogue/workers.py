@@ -309,4 +309,15 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=1, fallback=True, probes=("memory", "shm"),
         context=(text(r"Traceback|\w+(?:Error|Exception)\b|exited unexpectedly|(?i:killed|"
                       r"crash\w*|fail\w*|hang\w*|stuck|freez\w*|\berror\b)"),)),
+    Signature(
+        "python_signal_glibc", "an old Python cannot block the signals a newer glibc reserves",
+        (text(r"signal number 3[23] out of range", 4, key=True),
+         text(near(r"resource_sharer\.py", r"pthread_sigmask", 600), 2, key=True)),
+        "Python before 3.6.6 (3.5.7) asks the C library to block every signal up to NSIG, "
+        "and a newer glibc refuses the two it reserves (32 and 33): the thread that shares "
+        "file descriptors between processes (multiprocessing's resource_sharer, used to send "
+        "worker batches) dies, and the loader waits for batches that never come",
+        "python --version in the job's environment (3.6.5 or older, on a recent base image)",
+        "use Python 3.6.6 or newer (3.7+), or an environment image that ships one",
+        priority=88, explains=("worker_hang", "worker_exception")),
 )
