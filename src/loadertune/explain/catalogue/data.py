@@ -346,4 +346,62 @@ SIGNATURES: tuple[Signature, ...] = (
         "give Normalize one value per channel (Normalize([0.5], [0.5]) for grayscale), or "
         "convert the images first (img.convert('RGB'), transforms.Grayscale(3))",
         priority=86, explains=("worker_exception",)),
+    Signature(
+        "stale_dataset_cache", "the dataset trusts an index cache written for other files",
+        (text(r"No labels (?:found )?in [^\n]*\.cache\b", 3.5, key=True),
+         text(near(r"\.cache\b|\bcache (?:file|folder|dir\w*)\b", r"\b(?:delet|remov|stale|"
+                   r"outdated|old|regenerat|rebuil)\w*", 150), 2, key=True),
+         text(r"(?i)labels? (?:actually |do |does )?exists?", 1)),
+        "the dataset reads a cache of its file list or labels (YOLO's labels .cache, a "
+        "preprocessed index, a Hugging Face datasets cache) written for other files, another "
+        "version or another project, and trusts it instead of the files on disk",
+        "compare the cache file's date and path with the data's, or move it aside and run "
+        "again",
+        "delete the cache (the *.cache next to the labels, the datasets cache directory) so "
+        "it is rebuilt from the files, and never copy it between projects",
+        priority=82, explains=("empty_dataset",)),
+    Signature(
+        "corrupt_annotations", "annotation files break the format the framework checks",
+        (text(r"Label class \d+ exceeds nc=\d+", 4, key=True),
+         # the label scan's count of corrupt files (not its "0 corrupt")
+         text(r"(?i)\b[1-9]\d* corrupt(?:ed)?\b[^\n]{0,60}\blabels?\b|\blabels?\b[^\n]{0,60}"
+              r"\b[1-9]\d* corrupt(?:ed)?\b|non-normali[sz]ed or out of bounds coordinates", 3,
+              key=True),
+         text(r"(?i)\bcoordinates?\b[^\n]{0,40}\b(?:above|greater than|larger than|over|exceed"
+              r"\w*)\s+1\b", 2, key=True)),
+        "the annotation files do not follow the format the framework checks (YOLO: one row "
+        "`class x y w h` per box, class ids below nc, coordinates normalised to 0-1): a class "
+        "id out of range, pixel coordinates or a wrong column count; the label scan drops "
+        "those images as corrupt, or training stops",
+        "open one of the files the scan names as corrupt and check it against the format "
+        "(ids < nc, every coordinate in 0-1)",
+        "fix or regenerate the labels (convert pixel boxes to normalised ones, remap class "
+        "ids, set nc to the number of classes) and delete the labels cache",
+        priority=84, explains=("worker_exception",)),
+    Signature(
+        "sample_size_limit", "a sample is outside the size limits the batching accepts",
+        (text(r"exceeds max_tokens limit of \d+|Sentences? lengths? should not exceed max_tokens"
+              r"|Unable to handle input id \d+ of size", 4, key=True),
+         text(r"size \{\} / \{\}|skip[-_]invalid[-_]size[-_]inputs", 2, key=True),
+         text(r"(?i)\bmax[-_ ](?:tokens|positions|duration|source[-_]positions)\b", 1)),
+        "a token- or duration-budget batching (fairseq's max_tokens/max_positions, a "
+        "bucketing sampler's max_duration) refuses a sample it cannot place: one longer than "
+        "the budget (sentences that grew after BPE, a long audio file) or an empty one",
+        "find the sample the message names (its index and size) in the preprocessed data",
+        "filter samples by the limit after the final tokenisation, raise max_tokens / "
+        "max_positions, or let the trainer skip them (fairseq: "
+        "--skip-invalid-size-inputs-valid-test)",
+        priority=84, explains=("worker_exception",)),
+    Signature(
+        "dependency_too_old", "a data library calls a dependency newer than the one installed",
+        (text(r"load\(\) got an unexpected keyword argument 'backend'", 4, key=True),
+         text(near(r"got an unexpected keyword argument '\w+'", r"\bversions?\b|\bupgrad\w*|"
+                   r"\bupdat\w*|\bolder\b|\bnewer\b", 300), 1.5, key=True)),
+        "a library in the data path calls another with an argument the installed release "
+        "does not have (SpeechBrain's audio reader passes backend= to torchaudio.load, which "
+        "takes it from 2.1): the toolkit was updated, its dependency was not",
+        "pip show the two libraries and compare with the toolkit's requirements",
+        "upgrade the dependency to the version the toolkit requires (pip install -U "
+        "torchaudio), or pin the toolkit to a release made for the installed one",
+        priority=84, explains=("worker_exception",)),
 )

@@ -140,4 +140,25 @@ SIGNATURES: tuple[Signature, ...] = (
         "or pass the loaders or the datamodule to the call (trainer.test(model, "
         "datamodule=dm))",
         priority=84),
+    Signature(
+        "dataset_not_registered", "the framework's registry has no dataset by that name",
+        (text(r"Dataset '[^'\n]*' is not registered|\w+ is not in the \w+ registry", 4,
+              key=True),
+         # a one-letter name: a string where a tuple of names was expected ("a"[0] == "a")
+         text(r"Dataset '\w' is not registered", 1.5),
+         # told in words, or a lookup failing in detectron2's catalogue
+         text(r"(?i)\bdataset\b[^.\n]{0,30}\bnot registered\b", 2.5, key=True),
+         text(r"detectron2/data/catalog\.py", 1.5, key=True),
+         text(r"(?i)\bDatasetCatalog\b|\bregister\w*\b|\bregistry\b", 0.5)),
+        "detectron2, MMDetection/MMEngine and their kind find a dataset by name in a registry "
+        "filled by registration code: that code did not run in this process (the module "
+        "defining the dataset class never imported, custom_imports missing), or the config "
+        "names something else; a config value of (\"name\") is the string \"name\", not a tuple, "
+        "so each of its letters is looked up as a dataset",
+        "print(DatasetCatalog.list()) (MMEngine: DATASETS.module_dict.keys()) in the process "
+        "that fails",
+        "import the module that registers the dataset before building the loader (MMEngine: "
+        "custom_imports=dict(imports=[...])); write one-name tuples with a comma: "
+        "(\"name_train\",)",
+        priority=84, explains=("worker_exception",)),
 )

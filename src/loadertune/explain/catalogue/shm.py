@@ -26,6 +26,11 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"small\b|\bfills? up\b", 60), 2, key=True),
          text(r"(?i)/dev/shm\b[^.\n]{0,20}\b(?:is |at |of )*only\s+\d+\s*(?:M|MB|MiB|G|GB)\b", 2.5,
               key=True),
+         # /dev/shm at Docker's 64 MB: in words, or in a `df -h` table
+         text(near(r"/dev/shm|shared memory", r"\b(?:set to|limited to|defaults? to|is|of|only)\s+"
+                   r"64\s*(?:M|MB|MiB)\b", 80), 2.5, key=True),
+         text(r"(?m)^\s*(?:shm|tmpfs|none)\s+\d+(?:\.\d+)?M\s+\S+\s+\S+\s+\S+\s+/dev/shm\s*$", 2.5,
+              key=True),
          # a container that fails only with workers: /dev/shm (64 MB by default) before all else
          text(near(r"\bdocker\b|\bcontainer\b|kubernetes|\bk8s\b|\bpod\b",
                    r"num_?workers\s*(?:>|>=)\s*[01]\b|\bnum_?workers\s*=\s*[1-9]", 150), 1.5,

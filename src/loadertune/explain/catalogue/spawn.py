@@ -172,7 +172,9 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "spawn_fresh_state", "spawned workers lack state the parent set at run time",
         # spawn/forkserver workers import modules afresh: runtime changes are not there
-        (text(near(r"\bspawn\w*|\bforkserver\b|\bnot (?:created|started) (?:with|by) fork\b",
+        (text(near(r"is not registered|DatasetCatalog\.get", r"--num[-_]gpus[ =]+[2-9]", 3000), 3.5,
+              key=True),
+         text(near(r"\bspawn\w*|\bforkserver\b|\bnot (?:created|started) (?:with|by) fork\b",
                    r"\bsingleton\b|\bglobal (?:state|variables?|config\w*)|\bmodule[- ]level "
                    r"(?:state|variables?|globals?)|\bmonkey[- ]?patch\w*|\bdefault (?:config\w*|"
                    r"values|parameters|settings)\b", 300), 2.5, key=True),
@@ -196,7 +198,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "print the setting inside worker_init_fn: it shows the default, not the parent's value",
         "keep the state on the dataset object (it is pickled to each worker), or redo the "
         "set-up in worker_init_fn; multiprocessing_context='fork' where fork is safe",
-        priority=65, probes=("startmethod",)),
+        priority=65, explains=("dataset_not_registered",), probes=("startmethod",)),
     Signature(
         "spawn_reimport_side_effect", "spawned workers re-run code that runs on import",
         # a fresh interpreter per worker imports the main module and its imports again

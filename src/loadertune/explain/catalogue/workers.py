@@ -24,8 +24,8 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "worker_oom_killed", "a worker was killed (SIGKILL): usually the OOM killer",
         (text(WORKER_SIGNAL + r"Killed", 3, key=True),
-         text(r"killed by signal 9\b|(?:terminated|exited) with (?:exit )?code -9\b", 3,
-              key=True),
+         text(r"killed by signal 9\b|(?:terminated|exited|failed) with (?:exit )?code -9\b"
+              r"|exit (?:code|status) (?:-9|137)\b", 3, key=True),
          text(r"(?m)^(?:[^\n]*: line \d+: +\d+ )?Killed(?: +[^\n]*)?$", 2.5, key=True),
          text(r"(?i)\bOOM\b|oom[-_ ]kill|out of memory|memory is too (?:little|small)", 0.5),
          # prose naming host memory next to a worker that exited unexpectedly
