@@ -1,5 +1,7 @@
 """torch.utils.data's own refusals, raised for real by the installed torch: each traceback (or
-warning) as a user would paste it is explained by its cause, not as an error in a worker."""
+warning) as a user would paste it is explained by its cause, not as an error in a worker.
+Also what the model or loss says of the batches a dataset delivers (dtype, layout, labels),
+and data-file libraries refusing inside a real worker."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ import pickle
 import traceback
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from PIL import Image
@@ -82,6 +86,35 @@ class Doubled(Subset):
         return super().__getitem__(index) * 2
 
 
+class ObjectArrays(Dataset):
+    """Ragged arrays saved as an object array, loaded with numpy's default allow_pickle."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "ragged.npy"
+        np.save(self.path, np.array([[1], [1, 2]], dtype=object), allow_pickle=True)
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int) -> np.ndarray:
+        return np.load(self.path)[index]
+
+
+class LargeScans(Dataset):
+    """Images over the pixel limit Pillow is given in each worker."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "scan.png"
+        Image.new("L", (400, 400)).save(self.path)
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        Image.MAX_IMAGE_PIXELS = 1000  # a 160,000-pixel scan is then a "bomb"
+        return torch.as_tensor(np.asarray(Image.open(self.path)))
+
+
 def reassign_batch_size() -> None:
     loader = DataLoader(Files(["a", "b"]), batch_size=1)
     loader.batch_size = 2
@@ -140,6 +173,45 @@ CASES: dict[str, tuple[Callable[[], object], str]] = {
     "PIL images to default_collate": (
         lambda: next(iter(DataLoader(Images(), batch_size=2))), "collate_unsupported_type"),
 }
+
+
+# what the model or the loss says of the batches a dataset delivers
+FLOAT64_IMAGES = torch.from_numpy(np.random.default_rng(0).random((2, 3, 8, 8)))
+BATCH_CASES: dict[str, tuple[Callable[[], object], str]] = {
+    "float64 images into a convolution": (
+        lambda: torch.nn.Conv2d(3, 4, 3)(FLOAT64_IMAGES), "batch_dtype_mismatch"),
+    "float64 features into a linear layer": (
+        lambda: torch.nn.Linear(8, 2)(torch.from_numpy(np.ones((2, 8)))),
+        "batch_dtype_mismatch"),
+    "int32 labels into cross-entropy": (
+        lambda: torch.nn.functional.cross_entropy(
+            torch.zeros(2, 3), torch.from_numpy(np.array([0, 1], dtype=np.int32))),
+        "batch_dtype_mismatch"),
+    "a label beyond the classes": (
+        lambda: torch.nn.functional.cross_entropy(torch.zeros(2, 3), torch.tensor([0, 5])),
+        "label_out_of_range"),
+    "height x width x channels images": (
+        lambda: torch.nn.Conv2d(3, 4, 3)(torch.zeros(2, 32, 32, 3)), "batch_channels_last"),
+    "class indices where BCE wants one column per class": (
+        lambda: torch.nn.functional.binary_cross_entropy_with_logits(
+            torch.zeros(4, 10), torch.zeros(4, 1)), "label_format_mismatch"),
+}
+
+
+@pytest.mark.parametrize("name", BATCH_CASES)
+def test_a_batch_the_model_refuses_is_explained_by_what_the_dataset_delivers(name: str) -> None:
+    trigger, cause = BATCH_CASES[name]
+    assert explain_text(traceback_of(trigger)).ids()[0] == cause
+
+
+@pytest.mark.parametrize(("dataset", "cause"), [(ObjectArrays, "numpy_allow_pickle"),
+                                                 (LargeScans, "image_pixel_limit")])
+def test_a_data_file_library_refusing_in_a_worker_is_named(
+        dataset: type[Dataset], cause: str, tmp_path: Path) -> None:
+    """The library's own error, raised in a real worker and re-raised by the loader."""
+    text = traceback_of(lambda: next(iter(DataLoader(dataset(tmp_path), num_workers=1))))
+    assert "in DataLoader worker process 0" in text
+    assert explain_text(text).ids()[0] == cause
 
 
 def traceback_of(trigger: Callable[[], object]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from loadertune.explain.catalogue import (
     api,
+    batches,
     building,
     collate,
     data,
@@ -29,7 +30,7 @@ CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
     *workers.SIGNATURES, *api.SIGNATURES, *building.SIGNATURES, *data.SIGNATURES,
     *collate.SIGNATURES, *state.SIGNATURES, *frameworks.SIGNATURES, *throughput.SIGNATURES,
-    *resources.SIGNATURES,
+    *resources.SIGNATURES, *batches.SIGNATURES,
     *harmless.SIGNATURES,
 )
 

@@ -39,5 +39,6 @@ MEMORY_GROWS = r"\b(?:memory|RAM)\b[^.\n]{0,40}" + GROWING
 ABOUT_LOADING = (text(r"(?i)worker|data ?loader|\bloader\b|\bloading\b|dataset|torch/utils/data"
                       r"|get_?item|multiprocess|\bfork|\bspawn|augment|shuffl|\bsampler\b"
                       r"|collate|\bbatch|\bepochs?\b|\bsteps?\b|\btrain(?:ing|\w*\.py)\b"
-                      r"|annotations?\b|data ?prep|\bdecod\w*|\bsamples?\b|" + GPU_USE + "|"
+                      r"|annotations?\b|data ?prep|\bdecod\w*|\bsamples?\b|\bimread\b"
+                      r"|!_src\.empty\(\)|" + GPU_USE + "|"
                       + GPU_WAITS),)

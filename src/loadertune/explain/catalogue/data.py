@@ -404,4 +404,57 @@ SIGNATURES: tuple[Signature, ...] = (
         "upgrade the dependency to the version the toolkit requires (pip install -U "
         "torchaudio), or pin the toolkit to a release made for the installed one",
         priority=84, explains=("worker_exception",)),
+    Signature(
+        "image_pixel_limit", "an image is larger than Pillow's decompression-bomb limit",
+        (text(r"DecompressionBombError|DecompressionBombWarning|exceeds limit of \d+ pixels, "
+              r"could be decompression bomb", 4, key=True),
+         text(r"MAX_IMAGE_PIXELS", 1)),
+        "Pillow refuses to open an image with more pixels than Image.MAX_IMAGE_PIXELS (about "
+        "89 million; twice that raises, above it warns), a guard against decompression "
+        "bombs that real large images (slides, satellite tiles, scans) trip as well",
+        "print(Image.open(path).size) for the file the error names (opening reads only the "
+        "header)",
+        "raise the limit for trusted data (PIL.Image.MAX_IMAGE_PIXELS = None or a bound, set "
+        "in the dataset module so spawned workers get it too), or tile / downscale the "
+        "large images beforehand",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "git_lfs_pointers", "the data files are Git LFS pointers, not the data",
+        (text(r"(?i)\bgit[- ]lfs\b|\bLFS pointers?\b|version https://git-lfs", 2.5, key=True),
+         text(r"file signature not found|invalid load key, 'v'|not a zip file|"
+              r"cannot identify image file", 1.5),
+         text(near(r"\bclon\w*\b|\bcheckout\b", r"\b(?:small|tiny|\d+ bytes?|134 bytes)\b",
+                   200), 1),
+         # files broken by the clone itself, fine when downloaded one by one
+         text(near(r"\bgit clone\b|\bclon(?:ed|ing)\b", r"\bcorrupt\w*|file signature not found"
+                   r"|invalid load key", 300), 2.5, key=True)),
+        "the repository keeps its data (or weights) in Git LFS and was cloned without git-lfs: "
+        "each file on disk is a ~130-byte text pointer ('version https://git-lfs...'), so "
+        "h5py finds no signature, torch.load reads an invalid key 'v', PIL no image",
+        "head -c 200 on one of the files: a pointer starts with 'version https://git-lfs'",
+        "install git-lfs and fetch the data (git lfs install && git lfs pull), or download "
+        "the files from the hosting page",
+        priority=86, explains=("worker_exception", "hdf5_file_lock", "shared_file_handle")),
+    Signature(
+        "platform_default_encoding", "a text file read with the platform's encoding, not UTF-8",
+        (text(r"UnicodeDecodeError: 'charmap' codec can'?t decode|UnicodeDecodeError: 'gbk' "
+              r"codec can'?t decode|UnicodeDecodeError: 'cp\d+' codec", 4, key=True),
+         text(r"(?i)encoding\s*=\s*['\"]utf-?8['\"]", 1)),
+        "open() without encoding= uses the platform's default (cp1252 on Windows, GBK on a "
+        "Chinese-locale Windows): a UTF-8 JSON, CSV or caption file read in the dataset "
+        "fails on the first byte that encoding does not map",
+        "python -c \"import locale; print(locale.getpreferredencoding())\" (not UTF-8)",
+        "open text files with encoding='utf-8' in the dataset, or run Python in UTF-8 mode "
+        "(PYTHONUTF8=1)",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "numpy_allow_pickle", "np.load refuses pickled object arrays",
+        (text(r"Object arrays cannot be loaded when allow_pickle=False", 4, key=True),
+         text(r"Cannot load file containing pickled data when allow_pickle=False", 4, key=True)),
+        "numpy 1.16.3 made np.load(allow_pickle=False) the default: a .npy/.npz file holding "
+        "object arrays (lists, dicts, ragged arrays saved with np.save) no longer loads",
+        "np.load(path, allow_pickle=True).dtype is object",
+        "np.load(path, allow_pickle=True) for files you trust, or save plain numeric arrays "
+        "instead of object arrays",
+        priority=86, explains=("worker_exception",)),
 )

@@ -234,7 +234,14 @@ SIGNATURES: tuple[Signature, ...] = (
          # a decoder refusing one sample's file (a corrupt image, video or audio file)
          text(r"\bDECORDError\b|\bUnidentifiedImageError\b|cannot identify image file"
               r"|image file is truncated|\bLibsndfileError\b|moov atom not found"
-              r"|Invalid data found when processing input", 1.5, key=True)),
+              r"|Invalid data found when processing input", 1.5, key=True),
+         # OpenCV's reader returned None for a file it could not decode (or find)
+         text(r"!_src\.empty\(\) in function|!ssize\.empty\(\) in function", 2, key=True),
+         text(near(r"'NoneType' object has no attribute '(?:shape|copy|astype)'",
+                   r"\bimg\b|\bimage\b|imread", 400), 1.5, key=True),
+         # a data file damaged on the way (h5py reading a truncated or corrupt file)
+         text(r"Unable to (?:synchronously )?open file \((?:truncated file|file read failed)", 1.5,
+              key=True)),
         "an exception in __getitem__/__iter__/collate_fn inside a worker; the part after "
         "'Original Traceback' is the real error",
         "rerun with num_workers=0: the same error is raised directly, with a plain traceback",

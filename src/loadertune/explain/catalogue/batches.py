@@ -1,0 +1,72 @@
+"""What the loader delivers that the model or the loss refuses: the batch's dtype and
+layout, the labels' range and format."""
+
+from __future__ import annotations
+
+from loadertune.explain.signature import Signature, near, text
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "batch_channels_last", "the images arrive height x width x channels",
+        (text(r"expected input\[\d+, (\d+), \1, (?:1|3|4)\] to have (?:1|3|4) channels, but "
+              r"got \1 channels instead", 4, key=True),
+         text(r"expected input\[[\d, ]+\] to have \d+ channels, but got \d+ channels", 1.5,
+              key=True)),
+        "the dataset returns images as height x width x channels (as numpy, OpenCV and PIL "
+        "arrays are), and nothing turns them into channels x height x width before the "
+        "convolution, which then reads a dimension of the image as its channels",
+        "print(batch_images.shape): the last dimension is 3 (or 1)",
+        "convert in the dataset: transforms.ToTensor() on a PIL image or HWC array, or "
+        "torch.from_numpy(img).permute(2, 0, 1)",
+        priority=86),
+    Signature(
+        "label_out_of_range", "labels outside 0..classes-1",
+        (text(r"Target -?\d+ is out of bounds", 4, key=True),
+         text(r"t >= 0 && t < n_classes|cur_target >= 0 && cur_target < n_classes", 4,
+              key=True)),
+        "the loss takes class indices 0..C-1; the dataset delivers others: 1-based ids, -1 "
+        "for 'unlabelled', or a mask's grey values (0-255) where class ids were meant (on "
+        "the GPU the same failure is a device-side assert)",
+        "print(labels.min(), labels.max()) over a few batches, against the model's number "
+        "of classes",
+        "map the labels to 0..C-1 in the dataset (mask // 255, id - 1, a lookup table), "
+        "set the model's class count to match, or ignore_index= for 'unlabelled'",
+        priority=86),
+    Signature(
+        "batch_dtype_mismatch", "the loader delivers a dtype the model or the loss does not "
+        "take",
+        (text(r"Input type \(torch\.(?:cuda\.)?DoubleTensor\) and weight type \(torch\."
+              r"(?:cuda\.)?FloatTensor\) should be the same", 4, key=True),
+         text(r"expected scalar type Float but found Double|Found dtype Double but expected "
+              r"Float", 3.5, key=True),
+         # the same in torch 2.x's words
+         text(r"Input type \(double\) and (?:bias|weight) type \(float\) should be the same"
+              r"|mat1 and mat2 must have the same dtype, but got Double and Float", 3.5,
+              key=True),
+         text(r"expected target dtype to be Long or Byte, but got (?:Int|Float|Short)", 4,
+              key=True),
+         text(r"expected scalar type Long but found Int|Expected object of scalar type Long "
+              r"but got scalar type Int|Expected object of scalar type Long but got scalar "
+              r"type Float for argument #2 'target'", 4, key=True),
+         text(r"(?i)\bfloat64\b|\bastype\(\s*['\"]?long|\bnp\.(?:float64|int32)\b|"
+              r"/\s*255\.(?!\d)", 1)),
+        "tensors take the dtype of the numpy arrays the dataset returns: float64 inputs "
+        "(numpy's default, an image / 255.) meet float32 weights, and int32 labels "
+        "(astype('long') is int32 on Windows) meet a loss that wants int64 class indices",
+        "print(batch_inputs.dtype, batch_labels.dtype)",
+        "cast in the dataset: inputs .astype(np.float32) or torch.as_tensor(x, "
+        "dtype=torch.float32), labels torch.as_tensor(y, dtype=torch.long)",
+        priority=86),
+    Signature(
+        "label_format_mismatch", "the labels come in a shape the loss does not expect",
+        (text(r"Target size \(torch\.Size\(\[[\d, ]+\]\)\) must be the same as input size",
+              4, key=True),
+         text(near(r"one[- ]hot", r"\blabels?\b|\btargets?\b", 150), 1)),
+        "the loss compares targets shaped like the model's output (BCE: one column per "
+        "class, one-hot or multi-hot), and the dataset delivers another shape (a class "
+        "index per sample)",
+        "print(batch_labels.shape) against the model output's shape",
+        "return labels in the loss's format from the dataset (one-hot for BCEWithLogitsLoss, "
+        "class indices for CrossEntropyLoss), or pick the loss that matches the labels",
+        priority=86),
+)
