@@ -45,6 +45,8 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          text(r"expected target dtype to be Long or Byte, but got (?:Int|Float|Short)", 4,
               key=True),
+         # Apple's MPS has no float64: numpy's default dtype fails on the move to the device
+         text(r"Cannot convert a MPS Tensor to float64 dtype", 4, key=True),
          text(r"expected scalar type Long but found Int|Expected object of scalar type Long "
               r"but got scalar type Int|Expected object of scalar type Long but got scalar "
               r"type Float for argument #2 'target'", 4, key=True),

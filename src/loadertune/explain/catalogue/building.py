@@ -174,4 +174,68 @@ SIGNATURES: tuple[Signature, ...] = (
         "pass download=True once (or point root at the folder that holds the files, as an "
         "absolute path); on a machine without internet, copy the extracted files there",
         priority=86),
+    Signature(
+        "distributed_eval_padding", "DistributedSampler repeats samples to even out the ranks",
+        (text(r"(?i)add(?:s|ing)? extra samples to make it evenly divisible", 4, key=True),
+         text(near(r"DistributedSampler", r"\bpad(?:s|ding|ded)?\b|\bduplicat\w*|\brepeat\w*"
+                   r"|evenly divisible", 400), 2, key=True),
+         text(r"(?i)\b(?:validation|eval\w*|test|accuracy|metrics?)\b[^.\n]{0,80}\b(?:differ\w*"
+              r"|different|wrong|incorrect)\b[^.\n]{0,60}\b(?:number of )?(?:processes|gpus|"
+              r"ranks)\b", 2, key=True)),
+        "DistributedSampler gives every rank the same number of samples by repeating some "
+        "when the dataset does not divide evenly (and drop_last=False): a metric gathered "
+        "over all ranks counts those samples twice, so validation results change with the "
+        "number of processes",
+        "len(dataset) % world_size != 0, and len(sampler) * world_size > len(dataset)",
+        "evaluate on one rank, or drop the padded duplicates when gathering (torchmetrics "
+        "and Lightning's distributed evaluation do), or use a sampler without padding for "
+        "evaluation (torch's own only drops with drop_last=True)",
+        priority=84),
+    Signature(
+        "random_split_per_rank", "each rank draws its own random split",
+        (text(near(r"random_split|random split\w*|\bsplits?\b", r"\b(?:each|every|different|"
+                   r"other)\s+(?:\w+\s+)?(?:gpus?|ranks?|nodes?|process(?:es)?|workers?)\b", 300),
+              1.5, key=True),
+         text(near(r"random_split|random split\w*", r"\bdifferent (?:\w+ )?(?:train\w*|"
+                   r"validation|val)\w*(?: data)?(?:sets?)?\b|\btrain\w* on (?:the )?"
+                   r"validation\b", 400), 3, key=True),
+         text(r"(?i)\bsetup\(\)|\bDataModule\b|\bddp\b", 0.5)),
+        "random_split (or any shuffle that builds the split) runs in every process with its "
+        "own random state: each rank gets another train/validation split, so together the "
+        "ranks train on samples that are validation data elsewhere",
+        "print a hash of the validation indices on every rank: they differ",
+        "split with a fixed generator (random_split(ds, lengths, "
+        "generator=torch.Generator().manual_seed(42))), or split once and save the indices "
+        "(prepare_data), then load them in setup()",
+        priority=84),
+    Signature(
+        "no_distributed_sampler", "every rank reads the whole dataset",
+        (text(r"(?i)DistributedSampler`?\s+(?:is|was)\s+(?:not|never)\s+(?:being\s+)?used\b"
+              r"|(?:without|no|not using|never uses?|doesn'?t use)\s+(?:a\s+|the\s+|any\s+)?"
+              r"`?DistributedSampler", 2.5, key=True),
+         text(r"(?i)\b(?:each|every|all)\s+(?:gpus?|ranks?|process(?:es)?)\s+(?:\w+\s+)?"
+              r"(?:loads?|sees?|reads?|gets?|iterates?)\s+(?:over\s+)?the\s+(?:whole|same|entire|"
+              r"full)\b", 3, key=True),
+         text(r"(?i)\bno (?:speed|speedup|speed-up|gain)\b|\bnot (?:any )?faster\b", 1)),
+        "in a hand-written DDP loop the loader has no DistributedSampler, so every rank "
+        "iterates the whole dataset: N GPUs do N times the same epoch, with no speed-up, and "
+        "each sample is seen N times",
+        "len(loader) on each rank equals the single-GPU count",
+        "sampler=DistributedSampler(dataset) (shuffle=False on the loader; set_epoch each "
+        "epoch), or a framework that adds it (Lightning, Accelerate)",
+        priority=82, explains=("sampler_set_epoch_missing",)),
+    Signature(
+        "dataset_download_race", "every rank downloads the dataset into the same folder at once",
+        # the same download printed twice in a row: two processes fetch one file
+        (text(r"(?m)^(Downloading \S+)\s*\n(?:[^\n]*\n){0,3}?\1\s*$", 3, key=True),
+         text(near(r"\bdownload\w*", r"\b(?:every|each|all)\s+(?:the\s+)?(?:ranks?|process"
+                   r"(?:es)?|gpus?)\b|\brank 0\b|\bbarrier\b|\bat the same time\b|\bsimultaneous"
+                   r"\w*|\bconcurrent\w*", 200), 2, key=True)),
+        "each process of a distributed job builds the dataset with download=True, so all of "
+        "them fetch and extract into one folder at the same time: partial files, corrupt "
+        "archives, or errors that come and go",
+        "the log shows each download once per process",
+        "download on rank 0 only, then a barrier (if rank == 0: build with download=True; "
+        "dist.barrier(); the others build with download=False), or download before launching",
+        priority=84, explains=("worker_exception", "dataset_not_downloaded")),
 )

@@ -116,6 +116,9 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "too_few_shards", "fewer data shards than ranks x workers",
         (text(r"max is dataset\.n(?:um)?_shards=\d+", 4, key=True),
+         # a stream split by node into parts of different sizes
+         text(near(r"split_dataset_by_node", r"\bdifferent (?:amounts?|numbers?) of\b|\buneven\w*"
+                   r"|\bnot (?:evenly|equally)\b", 600), 3, key=True),
          # webdataset: a worker given no shard
          text(r"(?i)perhaps you have fewer shards than workers", 4, key=True),
          text(r"(?i)\b(?:only|just|a single|one|fewer|too few|less|not enough)\s+(?:\w+\s+){0,2}"
@@ -393,16 +396,25 @@ SIGNATURES: tuple[Signature, ...] = (
         "--skip-invalid-size-inputs-valid-test)",
         priority=84, explains=("worker_exception",)),
     Signature(
-        "dependency_too_old", "a data library calls a dependency newer than the one installed",
+        "dependency_version_mismatch", "two libraries in the data path at versions that do not "
+        "fit",
         (text(r"load\(\) got an unexpected keyword argument 'backend'", 4, key=True),
+         # an older datasets with a newer fsspec; an old datasets fetching its builders online
+         text(r"Loading a dataset cached in a LocalFileSystem is not supported", 4, key=True),
+         text(r"Couldn'?t reach https://raw\.githubusercontent\.com/huggingface/datasets/"
+              r"[\d.]+/", 4, key=True),
          text(near(r"got an unexpected keyword argument '\w+'", r"\bversions?\b|\bupgrad\w*|"
                    r"\bupdat\w*|\bolder\b|\bnewer\b", 300), 1.5, key=True)),
-        "a library in the data path calls another with an argument the installed release "
-        "does not have (SpeechBrain's audio reader passes backend= to torchaudio.load, which "
-        "takes it from 2.1): the toolkit was updated, its dependency was not",
-        "pip show the two libraries and compare with the toolkit's requirements",
-        "upgrade the dependency to the version the toolkit requires (pip install -U "
-        "torchaudio), or pin the toolkit to a release made for the installed one",
+        "two libraries in the data path are at versions that do not fit: a toolkit calls a "
+        "dependency with an argument the installed release lacks (SpeechBrain passes "
+        "backend= to torchaudio.load, new in 2.1), an older datasets meets a newer fsspec "
+        "('Loading a dataset cached in a LocalFileSystem is not supported'), or a datasets "
+        "before 1.3 fetches its packaged builders (text, json, audiofolder) from GitHub and "
+        "fails offline",
+        "pip show the libraries the message names and compare with the versions the "
+        "toolkit (or datasets' own requirements) expects",
+        "upgrade the older one (pip install -U datasets, torchaudio ...), or pin the other "
+        "to a release made for it",
         priority=84, explains=("worker_exception",)),
     Signature(
         "image_pixel_limit", "an image is larger than Pillow's decompression-bomb limit",
@@ -457,4 +469,29 @@ SIGNATURES: tuple[Signature, ...] = (
         "np.load(path, allow_pickle=True) for files you trust, or save plain numeric arrays "
         "instead of object arrays",
         priority=86, explains=("worker_exception",)),
+    Signature(
+        "map_output_length_mismatch", "a batched map returned columns of another length",
+        (text(r"ArrowInvalid: Column \d+ named \w+ expected length \d+ but got length \d+", 4,
+              key=True),
+         text(r"(?i)\bremove_columns\b|\bbatched\s*=\s*True\b|group_texts", 1)),
+        "a batched Dataset.map function returned more or fewer rows than it was given (it "
+        "chunks, packs or filters texts) while the old columns, one row per input, are kept: "
+        "Arrow cannot build a table from columns of different lengths",
+        "len() of each column the function returns against the batch it got",
+        "drop the old columns in the same call (map(..., batched=True, "
+        "remove_columns=dataset.column_names)) or return every column at the new length",
+        priority=86, explains=("worker_exception", "empty_dataset")),
+    Signature(
+        "datasets_cache_location", "the datasets cache sits where it cannot be written",
+        (text(r"Not enough disk space\. Needed: ", 4, key=True),
+         text(near(r"No space left on device", r"site-packages/datasets/|arrow_writer|"
+                   r"HF_DATASETS_CACHE|\.cache/huggingface", 4000), 4, key=True)),
+        "Hugging Face datasets writes the prepared Arrow files (and map caches) under "
+        "~/.cache/huggingface/datasets: on a small system disk that fills up, while the data "
+        "disk has room; on a shared or network file system its free-space check can fail "
+        "('Needed: Unknown size') although there is space",
+        "df -h ~/.cache/huggingface (or $HF_DATASETS_CACHE) against the prepared size",
+        "point the cache at a local disk with room (HF_DATASETS_CACHE=/data/hf_cache, or "
+        "cache_dir= in load_dataset); on shared file systems a node-local cache",
+        priority=86, explains=("shm_exhausted", "worker_exception")),
 )

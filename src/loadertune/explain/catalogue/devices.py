@@ -92,6 +92,9 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          # the same warning on a device that cannot pin (MPS) in other torch versions
          text(r"'pin_memory' argument is set as true but not supported on \w+", 3, key=True),
+         # pin_memory() called directly on a machine without CUDA (an Apple Silicon Mac)
+         text(r"Could not run 'aten::_pin_memory' with arguments from the 'CUDA' backend", 3.5,
+              key=True),
          # the warning retyped (typos and all) or told in words
          text(near(r"pin.?memory", r"\bno[nt]?[- ](?:accelerator|gpu|cuda)\b|\bwithout (?:an? )?"
                    r"(?:accelerator|gpu|cuda)\b|\bcpu[- ]only\b", 80), 2.5, key=True),

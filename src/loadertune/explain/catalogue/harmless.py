@@ -80,6 +80,8 @@ SIGNATURES: tuple[Signature, ...] = (
               3, key=True),
          text(r"You requested to overfit but enabled \w+(?:/\w+)? dataloader shuffling", 3,
               key=True),
+         # datasets could not fingerprint a map's arguments: it recomputes, nothing fails
+         text(r"couldn't be hashed properly, a random hash was used instead", 3, key=True),
          text(r"Consider setting `?persistent_workers=True`?", 2.5, key=True),
          text(r"(?i)Consider increasing the value of the `?num_workers`? argument", 2.5,
               key=True),
