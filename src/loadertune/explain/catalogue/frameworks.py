@@ -61,6 +61,8 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"Will skip the first (?P<epochs>\d+) epochs then the first (?P<batches>\d+) "
               r"batches", 4, key=True),
          text(r"Continuing training from global step \d+", 1.5, key=True),
+         # the progress bar of the replay itself
+         text(r"Skipping the first batches:", 4, key=True),
          text(r"(?i)\bspin_dataloaders\b|\bignore_data_skip\b", 2, key=True),
          text(r"\bskip_first_batches\b", 1),
          text(near(r"\bresum\w*|from (?:a |the )?checkpoint", r"\bhang\w*|\bstuck\b"
@@ -161,4 +163,33 @@ SIGNATURES: tuple[Signature, ...] = (
         "custom_imports=dict(imports=[...])); write one-name tuples with a comma: "
         "(\"name_train\",)",
         priority=84, explains=("worker_exception",)),
+    Signature(
+        "group_by_length_unsupported", "group_by_length cannot measure or sort this dataset",
+        (text(r"Can only automatically infer lengths for datasets whose items are dictionaries "
+              r"with an '?input_ids'? key", 4, key=True),
+         text(r"`?group_by_length`? option is only available for `?Dataset`?, not "
+              r"`?IterableDataset", 4, key=True),
+         text(r"(?i)--?group_by_length\b", 1)),
+        "the Hugging Face Trainer's group_by_length sorts a map-style dataset by each item's "
+        "length, read from its input_ids (or a lengths column): items without input_ids "
+        "(DPO's chosen/rejected pairs, raw text) and datasets with no random access (a "
+        "streaming IterableDataset, a packed ConstantLengthDataset) cannot be grouped",
+        "does dataset[0] have an input_ids key, and is the dataset map-style (has __len__ "
+        "and __getitem__)?",
+        "turn group_by_length off for this dataset, or give it a length column "
+        "(length_column_name) on a tokenised map-style dataset",
+        priority=84),
+    Signature(
+        "trainer_dataset_args", "the trainer refuses the dataset in the form it was given",
+        (text(r"You passed `?packing=False`? to the SFTTrainer, but you didn'?t pass a "
+              r"`?dataset_text_field`? or `?formatting_func`?", 4, key=True),
+         text(r"(?i)\bConstantLengthDataset\b|\bSFTTrainer\b", 1)),
+        "TRL's SFTTrainer builds its own dataset from a text field: given packing=False it "
+        "needs dataset_text_field or formatting_func, and an early release refused a "
+        "dataset that was already packed (a ConstantLengthDataset) without packing=True",
+        "the SFTTrainer(...) call: which of packing, dataset_text_field and formatting_func "
+        "it passes",
+        "pass packing=True for a prepacked dataset (or update TRL), or name the text field "
+        "(dataset_text_field=...) or a formatting_func",
+        priority=84),
 )

@@ -82,6 +82,8 @@ SIGNATURES: tuple[Signature, ...] = (
               key=True),
          # datasets could not fingerprint a map's arguments: it recomputes, nothing fails
          text(r"couldn't be hashed properly, a random hash was used instead", 3, key=True),
+         # torchvision's read_video: pts only matters for seeking and audio/video sync
+         text(r"The pts_unit 'pts' gives wrong results", 3, key=True),
          text(r"Consider setting `?persistent_workers=True`?", 2.5, key=True),
          text(r"(?i)Consider increasing the value of the `?num_workers`? argument", 2.5,
               key=True),
