@@ -21,12 +21,19 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=86),
     Signature(
         "label_out_of_range", "labels outside 0..classes-1",
-        (text(r"Target -?\d+ is out of bounds", 4, key=True),
+        (text(r"Target\s*-?\d+ is out of bounds", 4, key=True),
+         # told in words (any language): targets outside the classes
+         text(near(r"\b(?:target|label)s?\b|标签", r"以外的分类|超出|out of (?:range|bounds)|"
+                   r"outside (?:the )?(?:range|classes)", 80), 2.5, key=True),
+         # a hidden folder ImageFolder counts as one more class
+         text(near(r"\.ipynb_checkpoints", r"\bclass\w*|ImageFolder|\bindex\b", 300), 3,
+              key=True),
          text(r"t >= 0 && t < n_classes|cur_target >= 0 && cur_target < n_classes", 4,
               key=True)),
         "the loss takes class indices 0..C-1; the dataset delivers others: 1-based ids, -1 "
-        "for 'unlabelled', or a mask's grey values (0-255) where class ids were meant (on "
-        "the GPU the same failure is a device-side assert)",
+        "for 'unlabelled', a mask's grey values (0-255) where class ids were meant, or one "
+        "class more than the model has (ImageFolder counts a hidden .ipynb_checkpoints "
+        "folder as a class); on the GPU the same failure is a device-side assert",
         "print(labels.min(), labels.max()) over a few batches, against the model's number "
         "of classes",
         "map the labels to 0..C-1 in the dataset (mask // 255, id - 1, a lookup table), "

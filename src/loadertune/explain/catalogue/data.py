@@ -494,4 +494,31 @@ SIGNATURES: tuple[Signature, ...] = (
         "point the cache at a local disk with room (HF_DATASETS_CACHE=/data/hf_cache, or "
         "cache_dir= in load_dataset); on shared file systems a node-local cache",
         priority=86, explains=("shm_exhausted", "worker_exception")),
+    Signature(
+        "non_ascii_path_imread", "OpenCV cannot open a path with non-ASCII characters on "
+        "Windows",
+        (text(near(r"imread|Image Not Found|cv2|\bcv\.",
+                   r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af][^'\"\n]{0,40}?\.(?:jpe?g|png|bmp|tiff?)\b"
+                   r"|中文路径|中文文件"
+                   r"|non-ASCII|Chinese (?:characters|path|file ?name)", 300), 3.5, key=True),),
+        "on Windows cv2.imread opens paths through the ANSI code page and cannot open a path "
+        "with characters outside it (Chinese, Japanese, accented names): it returns None "
+        "without an error, and the dataset fails later (an 'Image Not Found' assert, None "
+        "has no attribute 'shape', resize or cvtColor on an empty image)",
+        "cv2.imread(path) is None for that file while os.path.exists(path) is True",
+        "read the bytes and decode them (cv2.imdecode(np.fromfile(path, dtype=np.uint8), "
+        "cv2.IMREAD_COLOR)), use PIL, or rename files and folders to ASCII",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "network_mount_limits", "the data sits on a mount without local-disk features",
+        (text(near(r"\[Errno 95\] Operation not supported|Transport endpoint is not connected",
+                   r"\bdrive\b|/content/|\bfuse\b|s3fs|gcsfuse|\bmount\w*", 600), 3.5,
+              key=True),),
+        "the dataset is read from a network or FUSE mount (Google Drive in Colab, s3fs, "
+        "gcsfuse): it lacks local-disk features (symlinks fail with Errno 95, file locks) "
+        "and can drop the connection under many parallel reads",
+        "mount | grep the data path: a fuse or network file system",
+        "copy the data to local disk first (Colab: /content), or avoid symlinks and locks on "
+        "the mount",
+        priority=84, explains=("worker_exception",)),
 )
