@@ -76,11 +76,19 @@ def blind_files() -> dict[str, list[Path]]:
     return dict(sorted(batches.items(), key=lambda kv: int(kv[0][5:])))
 
 
-def added_in(path: Path) -> str | None:
-    """The commit that added ``path`` to the corpus (None while it is not committed)."""
-    rel = path.relative_to(ROOT).as_posix()
-    commits = git("log", "--format=%H", "--no-renames", "--diff-filter=A", "--", rel).split()
-    return commits[-1] if commits else None
+def first_added() -> dict[str, str]:
+    """The commit that first added each corpus file (repository-relative path -> commit),
+    read from one pass over the history."""
+    log = git("log", "--format=commit %H", "--name-only", "--no-renames", "--diff-filter=A",
+              "--", CORPUS.relative_to(ROOT).as_posix())
+    added: dict[str, str] = {}
+    commit = ""
+    for line in log.splitlines():
+        if line.startswith("commit "):
+            commit = line.removeprefix("commit ")
+        elif line:
+            added[line] = commit  # newest first: the oldest addition is written last
+    return added
 
 
 def explain_at(commit: str, bodies: list[str]) -> list[list[str]]:
@@ -98,24 +106,25 @@ def explain_at(commit: str, bodies: list[str]) -> list[list[str]]:
 
 def replay(batches: dict[str, list[Path]]) -> list[Text]:
     """Every blind text, explained by the code it was first scored with."""
+    from loadertune.explain.reports import parse_entry
 
+    added = first_added()
     groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
     uncommitted = 0
     for split, paths in batches.items():
         for path in paths:
-            commit = added_in(path)
-            if commit is None:
+            rel = path.relative_to(ROOT).as_posix()
+            if rel not in added:
                 uncommitted += 1
                 continue
-            groups[commit].append((split, path.relative_to(ROOT).as_posix()))
+            groups[added[rel]].append((split, rel))
     if uncommitted:
         print(f"  {uncommitted} texts not committed yet: left out", file=sys.stderr)
     texts = []
     for n, (commit, members) in enumerate(groups.items(), 1):
         entries = []
         for split, rel in members:
-            head, _, body = git("show", f"{commit}:{rel}").partition("\n---\n")
-            fields = dict(line.split(": ", 1) for line in head.splitlines() if ": " in line)
+            fields, body = parse_entry(git("show", f"{commit}:{rel}"), f"{commit}:{rel}")
             entries.append((split, Path(rel).stem, fields["cause"], body))
         answers = explain_at(f"{commit}^", [body for *_, body in entries])
         texts += [Text(name, split, cause, body, first)

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +66,7 @@ def doctor_here(target: str | None, probes: list[str], **options: Any) -> dict:
     return run_doctor(ctx, probes).to_dict()
 
 
+def warnings_text(caught: list[warnings.WarningMessage]) -> str:
+    """Recorded warnings as Python prints them (the text a user pastes)."""
+    return "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno)
+                   for w in caught)

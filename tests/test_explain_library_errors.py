@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from _lt import warnings_text
 from torch.utils.data import DataLoader, Dataset
 
 from loadertune.explain import explain_text
@@ -62,8 +63,7 @@ def text_of(run: Callable[[], object]) -> str:
             run()
         except Exception:
             return traceback.format_exc()
-    return "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno)
-                   for w in caught)
+    return warnings_text(caught)
 
 
 def loader(n: int, **options: object) -> Callable[[], DataLoader]:

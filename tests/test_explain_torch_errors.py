@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from _lt import warnings_text
 from PIL import Image
 from torch.utils.data import (
     BatchSampler,
@@ -260,8 +261,7 @@ def test_a_split_that_floors_a_part_to_nothing_is_told_from_its_warning() -> Non
         warnings.simplefilter("always")
         parts = random_split(range(4), [0.7, 0.1, 0.2])
     assert [len(p) for p in parts][-1] == 0
-    text = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno)
-                   for w in caught)
+    text = warnings_text(caught)
     assert explain_text(text).ids()[0] == "random_split_lengths"
 
 

@@ -6,7 +6,7 @@ import json
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.panel import Panel
@@ -14,7 +14,9 @@ from rich.text import Text
 
 from loadertune.cli.console import stderr_console, stdout_console
 from loadertune.errors import LoadertuneError
-from loadertune.explain import CATALOGUE, Explanation, Match, add_live_probes, explain_text
+
+if TYPE_CHECKING:  # the catalogue compiles its regexes on import: only `explain` pays for it
+    from loadertune.explain import Explanation, Match
 
 MAX_BYTES = 20 * 2**20
 LONG_INPUT = 2**18  # a log this long takes seconds to read: show that it is being read
@@ -111,6 +113,8 @@ def explain(
     if list_causes:
         print_catalogue(as_json)
         return
+    from loadertune.explain import add_live_probes, explain_text
+
     text = read_input(source)
     if not text.strip():
         raise LoadertuneError("the input is empty; pass the file holding the traceback")
@@ -133,6 +137,8 @@ def _reading(text: str) -> AbstractContextManager[object]:
 
 
 def print_catalogue(as_json: bool) -> None:
+    from loadertune.explain import CATALOGUE
+
     rows = [{"id": s.id, "title": s.title, "cause": s.cause, "fix": s.fix,
              "harmless": s.harmless} for s in CATALOGUE]
     if as_json:

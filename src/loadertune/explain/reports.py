@@ -18,9 +18,14 @@ SPLITS = ("dev", "holdout", "fresh", "fresh2", "fresh3",
 
 def read_entry(path: Path) -> tuple[dict[str, str], str]:
     """(header fields, text) of one report file."""
-    head, sep, body = path.read_text(encoding="utf-8").partition("\n---\n")
+    return parse_entry(path.read_text(encoding="utf-8"), str(path))
+
+
+def parse_entry(content: str, name: str) -> tuple[dict[str, str], str]:
+    """(header fields, text) of a report file's ``content`` (``name`` for the error)."""
+    head, sep, body = content.partition("\n---\n")
     if not sep:
-        raise ValueError(f"{path}: no '---' line between the header and the text")
+        raise ValueError(f"{name}: no '---' line between the header and the text")
     return dict(line.split(": ", 1) for line in head.splitlines() if ": " in line), body
 
 

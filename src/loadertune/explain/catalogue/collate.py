@@ -7,6 +7,8 @@ from loadertune.explain.signature import Signature, exc, frame, near, raised_in,
 # the exception came out of the dataset's own __getitem__ (its own torch.stack, its own
 # lookup), not out of the loader's collate: a worker exception, whatever its message says
 RAISED_IN_DATASET = raised_in(r" in __getitem__$", -3)
+# PyTorch Geometric, whose loader collates Data objects with its own Batch
+PYG = r"torch_geometric|\bPyG\b"
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
@@ -51,7 +53,7 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?is)\bTypeError\b.{0,3000}?_utils/fetch\.py", 1, key=True),
          # PyG's own collate: a type it takes no more, or a tuple where it expects Data
          text(r"DataLoader found invalid type: <class", 4, key=True),
-         text(near(r"torch_geometric|\bPyG\b|\bBatch\b", r"'tuple' object has no attribute "
+         text(near(PYG + r"|\bBatch\b", r"'tuple' object has no attribute "
                    r"'keys'", 1500), 3.5, key=True),
          # a numpy array where a (custom) collate calls tensor methods
          exc(r"'numpy\.ndarray' object has no attribute '(?:new|to|cuda|size|dim|float|long"
@@ -147,7 +149,7 @@ SIGNATURES: tuple[Signature, ...] = (
         # default_collate takes the keys of the first sample: a later one without it
         (text(near(r"\[d\[key\] for d in batch\]", r"\bKeyError: ", 400), 4, key=True),
          # PyG's Batch adds the node counts of each sample's attribute (None when missing)
-         text(near(r"torch_geometric|\bPyG\b", r"unsupported operand type\(s\) for \+: 'int' "
+         text(near(PYG, r"unsupported operand type\(s\) for \+: 'int' "
                    r"and 'NoneType'", 1500), 3.5, key=True),
          text(r"(?i)\b(?:same|different|missing|inconsistent)\s+(?:set of\s+)?(?:keys|fields|"
               r"attributes)\b", 1.5, key=True),

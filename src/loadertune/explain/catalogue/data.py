@@ -8,6 +8,7 @@ from loadertune.explain.catalogue.common import (
     MEMORY_GROWS,
     NUM_WORKERS_ZERO_WORKS,
 )
+from loadertune.explain.normalize import CJK
 from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 # SQLite's own words for a connection used by several processes at once
@@ -498,7 +499,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "non_ascii_path_imread", "OpenCV cannot open a path with non-ASCII characters on "
         "Windows",
         (text(near(r"imread|Image Not Found|cv2|\bcv\.",
-                   r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af][^'\"\n]{0,40}?\.(?:jpe?g|png|bmp|tiff?)\b"
+                   rf"[{CJK}][^'\"\n]{{0,40}}?\.(?:jpe?g|png|bmp|tiff?)\b"
                    r"|中文路径|中文文件"
                    r"|non-ASCII|Chinese (?:characters|path|file ?name)", 300), 3.5, key=True),),
         "on Windows cv2.imread opens paths through the ANSI code page and cannot open a path "
