@@ -17,6 +17,7 @@ from loadertune.explain.catalogue import (
     fds,
     frameworks,
     harmless,
+    releases,
     resources,
     shm,
     spawn,
@@ -29,8 +30,8 @@ from loadertune.explain.signature import Signature
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
     *workers.SIGNATURES, *api.SIGNATURES, *building.SIGNATURES, *data.SIGNATURES,
-    *collate.SIGNATURES, *state.SIGNATURES, *frameworks.SIGNATURES, *throughput.SIGNATURES,
-    *resources.SIGNATURES, *batches.SIGNATURES,
+    *releases.SIGNATURES, *collate.SIGNATURES, *state.SIGNATURES, *frameworks.SIGNATURES,
+    *throughput.SIGNATURES, *resources.SIGNATURES, *batches.SIGNATURES,
     *harmless.SIGNATURES,
 )
 

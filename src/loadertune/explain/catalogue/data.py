@@ -188,6 +188,24 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=65, context=ABOUT_LOADING, probes=("memory",),
         explains=("copy_on_read_growth",)),
     Signature(
+        "shuffle_buffer_memory", "a streaming shuffle buffer fills the host's memory",
+        (text(near(r"\bshuffl\w*[ _]?buffer\w*|\b(?:shuffle_)?buffer_size\b|\bshuffle_size\b"
+                   r"|\.shuffle\(\s*(?:buffer_size\s*=\s*)?\d|\bshuffle\b[^.\n]{0,40}"
+                   r"\b(?:preload\w*|buffer\w*)\b", r"\b(?:memory|RAM)\b|\bOOM\b|\bleak\w*", 400),
+              3, key=True),
+         text(r"(?i)\bRLDS\b|tf\.data|webdataset|\bwds\.|IterableDataset|streaming", 0.5)),
+        "a streaming loader shuffles through a buffer of samples it keeps in RAM (webdataset "
+        ".shuffle(N), HF IterableDataset.shuffle(buffer_size=...), tf.data / RLDS "
+        "shuffle_buffer_size), one buffer per worker or rank: memory climbs until the buffers "
+        "are full, often for hours, which looks like a leak and can end out of memory",
+        "memory that levels off after buffer_size x workers x ranks samples; a run with a "
+        "10x smaller buffer stays 10x lower",
+        "a smaller shuffle buffer (shuffle shards as well, so the order stays random), fewer "
+        "workers or ranks holding one, or a map-style format (shards on disk, a random "
+        "sampler) that needs no buffer",
+        priority=75, context=ABOUT_LOADING, explains=("copy_on_read_growth",
+                                                       "worker_oom_killed")),
+    Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
         (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),
          text(r"(?i)(?:memory|\bRAM\b)[^\n]{0,80}(?:grow|increas|leak|goes up|keeps? (?:rising"
@@ -303,25 +321,21 @@ SIGNATURES: tuple[Signature, ...] = (
          # a log cut before the RecursionError: the same __getitem__ line failing again
          # while its own failure is handled
          text(r"(?s)(File \"[^\"\n]+\", line \d+, in __getitem__)\n.{0,2000}?During handling of "
-              r"the above exception, another exception occurred:.{0,2000}?\1", 2, key=True)),
+              r"the above exception, another exception occurred:.{0,2000}?\1", 2, key=True),
+         # the same retry as a loop: no error, the first batch never comes
+         text(near(r"__getitem__|\bdataset\b|\bdata ?loader\b", r"\b(?:stuck|hangs?|loops?)\b"
+                   r"[^.\n]{0,30}\b(?:in|inside) (?:the|a|an|this) (?:while|infinite|endless) "
+                   r"loop\b|\bwhile True\b[^.\n]{0,60}\b(?:never|forever|stuck)\b", 300), 2.5,
+              key=True)),
         "__getitem__ catches a bad sample and calls itself with another index; when every "
         "sample fails (wrong path, missing files, a filter that rejects all) it recurses "
-        "until Python's recursion limit",
+        "until Python's recursion limit (or, written as a loop, it never returns and the "
+        "first batch never comes)",
         "load one item with num_workers=0 and print the exception the retry swallows",
         "fix the data path / the failing read; retry in a bounded loop that re-raises after "
         "a few attempts instead of recursing",
         priority=70, context=ABOUT_LOADING,
         explains=("worker_exited", "worker_segfault")),
-    Signature(
-        "pillow_array_regression", "Pillow 8.3.0 broke turning an image into an array",
-        (text(r"__array__\(\) takes 1 positional argument but 2 were given", 4, key=True),
-         text(r"(?i)\bpillow\W{0,3}8\.3\.0\b|\bPIL\W{0,3}8\.3\.0\b", 2, key=True)),
-        "Pillow 8.3.0 changed Image.__array__ so that np.array(img, dtype) (which "
-        "torchvision's ToTensor calls) raises; every sample that passes through ToTensor "
-        "fails, with or without workers",
-        "python -c \"import PIL; print(PIL.__version__)\": 8.3.0",
-        "install another Pillow (pip install 'pillow!=8.3.0'; 8.3.1 fixed it)",
-        priority=88, explains=("worker_exception",)),
     Signature(
         "transform_input_type", "a transform got a type it does not take",
         (text(r"pic should be PIL Image or ndarray\. Got|img should be PIL Image\. Got"
@@ -395,27 +409,6 @@ SIGNATURES: tuple[Signature, ...] = (
         "filter samples by the limit after the final tokenisation, raise max_tokens / "
         "max_positions, or let the trainer skip them (fairseq: "
         "--skip-invalid-size-inputs-valid-test)",
-        priority=84, explains=("worker_exception",)),
-    Signature(
-        "dependency_version_mismatch", "two libraries in the data path at versions that do not "
-        "fit",
-        (text(r"load\(\) got an unexpected keyword argument 'backend'", 4, key=True),
-         # an older datasets with a newer fsspec; an old datasets fetching its builders online
-         text(r"Loading a dataset cached in a LocalFileSystem is not supported", 4, key=True),
-         text(r"Couldn'?t reach https://raw\.githubusercontent\.com/huggingface/datasets/"
-              r"[\d.]+/", 4, key=True),
-         text(near(r"got an unexpected keyword argument '\w+'", r"\bversions?\b|\bupgrad\w*|"
-                   r"\bupdat\w*|\bolder\b|\bnewer\b", 300), 1.5, key=True)),
-        "two libraries in the data path are at versions that do not fit: a toolkit calls a "
-        "dependency with an argument the installed release lacks (SpeechBrain passes "
-        "backend= to torchaudio.load, new in 2.1), an older datasets meets a newer fsspec "
-        "('Loading a dataset cached in a LocalFileSystem is not supported'), or a datasets "
-        "before 1.3 fetches its packaged builders (text, json, audiofolder) from GitHub and "
-        "fails offline",
-        "pip show the libraries the message names and compare with the versions the "
-        "toolkit (or datasets' own requirements) expects",
-        "upgrade the older one (pip install -U datasets, torchaudio ...), or pin the other "
-        "to a release made for it",
         priority=84, explains=("worker_exception",)),
     Signature(
         "image_pixel_limit", "an image is larger than Pillow's decompression-bomb limit",

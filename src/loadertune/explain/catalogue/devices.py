@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import WINDOWS
+from loadertune.explain.catalogue.common import ABOUT_LOADING, WINDOWS
 from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -143,6 +143,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "don't set a CUDA default device for the whole program (move the model and batches "
         "with .to(device)), or pass DataLoader(generator=torch.Generator(device='cuda'))",
         detail="default device {device}", priority=90),
+    Signature(
+        "xla_dynamic_shapes", "XLA compiles again for every new batch shape",
+        # a graph per tensor shape: a smaller last batch, or sequences padded per batch
+        (text(near(r"\bTPUs?\b|torch_xla|\bxla\b", r"\blast batch\b|\brecompil\w*"
+                   r"|\bdynamic shapes?\b|\b(?:different|varying|variable) (?:batch |input )?"
+                   r"(?:sizes?|shapes?|lengths?)\b", 400), 3, key=True),
+         text(r"CompileTime|metrics_report\(\)", 1),
+         text(r"(?i)\bdrop_last\b", 0.5)),
+        "XLA (TPU) traces and compiles one graph per set of tensor shapes: a last batch "
+        "smaller than the rest (drop_last=False), sequences padded to each batch's longest, "
+        "or images of different sizes give new shapes, and each compiles for seconds to "
+        "minutes, so the loop seems to hang at the last batch or is slow every step",
+        "print(torch_xla.debug.metrics.metrics_report()) after a few steps: CompileTime's "
+        "count keeps growing",
+        "drop_last=True; pad to one fixed length (padding='max_length') or a few bucket "
+        "lengths; resize images to one size",
+        priority=80, context=ABOUT_LOADING),
     Signature(
         "pin_memory_drops_subclass", "pinning turns tensor subclasses into plain tensors",
         # Tensor.pin_memory() returns a torch.Tensor, whatever subclass it was called on

@@ -126,6 +126,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "asked to run",
         (text(r"No `?'?(?:train|val|test|predict)_dataloader\(\)`?'? method defined", 4,
               key=True),
+         # Lightning before 0.6 looked the hook up through a lazy attribute of its own
+         text(r"object has no attribute '_lazy_(?:train|val|test)_dataloader'", 4, key=True),
          text(r"`?(?:train|val|test|predict)_dataloader`? must be implemented", 4, key=True),
          # told in words: a validation (test) step that never runs
          text(near(r"\b(?:validation|test)_step\b", r"\b(?:not|never|n't) (?:be(?:ing)? )?"
@@ -151,6 +153,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # told in words, or a lookup failing in detectron2's catalogue
          text(r"(?i)\bdataset\b[^.\n]{0,30}\bnot registered\b", 2.5, key=True),
          text(r"detectron2/data/catalog\.py", 1.5, key=True),
+         # a name missing from a dataset table the library looks names up in
+         text(r"\n[ \t]*[\w.]+ = [\w.]*(?:datasets?|registry|catalog)\w*\[(?:name|dataset_name|"
+              r"key)\]\n(?:[^\n]*\n)?KeyError: '[^'\n]+'", 3, key=True),
          text(r"(?i)\bDatasetCatalog\b|\bregister\w*\b|\bregistry\b", 0.5)),
         "detectron2, MMDetection/MMEngine and their kind find a dataset by name in a registry "
         "filled by registration code: that code did not run in this process (the module "

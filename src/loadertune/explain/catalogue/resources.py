@@ -106,4 +106,38 @@ SIGNATURES: tuple[Signature, ...] = (
         "handler=wds.warn_and_continue), larger shards (fewer requests), or a local cache of "
         "the shards",
         priority=68, context=ABOUT_LOADING),
+    Signature(
+        "security_agent_stall", "an antivirus or endpoint agent scans the workers",
+        (text(near(r"\bantivirus\w*|\banti-virus\b|\bDefender\b|\bmdatp\w*|\bCrowdStrike\b"
+                   r"|\bfalcon[- ]sensor\b|\bSophos\b|\bMcAfee\b|\bCarbon Black\b"
+                   r"|\bendpoint (?:security|protection)\b|\breal-?time (?:protection|scan\w*)",
+                   r"\bworkers?\b|data ?loader|\bhang\w*|\bstall\w*|\bslow\w*|\bfreez\w*"
+                   r"|\bstuck\b", 400), 3, key=True),),
+        "a security agent (Microsoft Defender for Endpoint, CrowdStrike, Sophos; Windows "
+        "Defender's real-time protection) inspects each new process and the files it opens: "
+        "the workers' start, imports and every sample read wait on it, so the loader hangs "
+        "or crawls only on the machines that run the agent",
+        "ps -eo comm | grep -iE 'mdatp|wdavdaemon|falcon|sophos|mcafee|cbagent' (Windows: "
+        "Get-MpComputerStatus); a host without the agent does not stall",
+        "exclude the Python environment and the data folders from scanning (or the agent's "
+        "process monitoring of the training job), with whoever manages the agent",
+        priority=72, context=ABOUT_LOADING),
+    Signature(
+        "output_pipe_full", "the job's output goes into a pipe nobody reads",
+        (text(near(r"std(?:out|err)\s*=\s*(?:subprocess\.)?PIPE|\b(?:stdout|stderr|output|logs?)\b"
+                   r"[^.\n]{0,60}\bpipes?\b|\bpipes?\b[^.\n]{0,40}\b(?:buffers?|fill\w*|full)\b"
+                   r"|\b(?:fill\w*|full)\b[^.\n]{0,80}\bpipes?\b", r"\bhang\w*|\bhung\b|\bstuck\b"
+                   r"|\bfreez\w*|\bfroze\w*|\bblock\w*", 400), 3, key=True),
+         text(r"\bpipe_write\b", 2, key=True),
+         text(r"(?i)\bweb ?ui\b|\bgui\b|\bPopen\b|\blauncher\b", 0.5)),
+        "a launcher (a web UI, a GUI, a distributed launcher, subprocess.Popen with "
+        "stdout=PIPE) reads the training's output through a pipe and stopped reading it: "
+        "once the pipe's buffer (64 KiB on Linux) is full the next print, log line or "
+        "progress bar blocks, and training stops wherever it writes next (often an epoch "
+        "or evaluation start)",
+        "py-spy dump --pid <trainer> shows a write (pipe_write in the kernel stack: cat "
+        "/proc/<pid>/stack); ls -l /proc/<pid>/fd/1 /proc/<pid>/fd/2 names a pipe",
+        "have the launcher drain the output (a reader thread, or communicate()), send it to a "
+        "file instead of a pipe, or run training directly from a shell",
+        priority=72, context=ABOUT_LOADING),
 )

@@ -1,0 +1,66 @@
+"""The installed releases: a library's own bug, or two libraries at versions that do not fit."""
+
+from __future__ import annotations
+
+from loadertune.explain.signature import Signature, near, text
+
+# the library's own code failing on its own names: a name it never defined, a private
+# attribute a release renamed (the frame above the error is in an installed package)
+OWN_NAME_FAILS = (r"File \"[^\"\n]*(?:site|dist)-packages/(?!torch/)(?P<library>\w+)[^\"\n]*\", "
+                  r"line \d+, in \w+"
+                  r"\n(?:[^\n]*\n)?[ \t]*(?:NameError: name '\w+' is not defined"
+                  r"|AttributeError: '\w+' object has no attribute '_\w+')")
+# told in words: it broke with a release, a PR, a commit
+NEW_RELEASE = (r"\b(?:latest|newest|new|recent|last)\s+(?:release|version|update|commit)\b"
+               r"|\bsince (?:yesterday|the (?:latest |last |recent )?(?:update|upgrade|release))\b"
+               r"|\b(?:that|the) PR\b|/commit/[0-9a-f]{7,40}\b|\bcommit [0-9a-f]{7,40}\b")
+BROKE = r"\bbr(?:oke|oken|eaks?)\b|\bcrash\w*|\bregression\b"
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "library_bug", "a bug in the installed release of a library around the loader",
+        (text(OWN_NAME_FAILS, 2.5, key=True),
+         text(near(NEW_RELEASE, BROKE, 200), 1.5, key=True),
+         text(r"/(?:commit|pull)/[0-9a-f]{7,40}\b|/pull/\d+\b|\bPR #?\d+\b", 0.5)),
+        "the failing line is the library's own (torch_xla, Accelerate, DeepSpeed, a toolkit's "
+        "data loading): a release renamed an attribute without its users, left a name "
+        "undefined, or assumed your data has the layout of its standard dataset; nothing in "
+        "your code or data is wrong",
+        "pip show the library the last frames name, and look for the message on its issue "
+        "tracker; the previous release does not fail",
+        "pin the previous release (pip install 'lib==x.y.z') until the patch release, or "
+        "install the fix from the library's main branch",
+        detail="raised inside {library}", priority=60, min_score=1.5,
+        explains=("worker_exception",)),
+    Signature(
+        "dependency_version_mismatch", "two libraries in the data path at versions that do not "
+        "fit",
+        (text(r"load\(\) got an unexpected keyword argument 'backend'", 4, key=True),
+         # an older datasets with a newer fsspec; an old datasets fetching its builders online
+         text(r"Loading a dataset cached in a LocalFileSystem is not supported", 4, key=True),
+         text(r"Couldn'?t reach https://raw\.githubusercontent\.com/huggingface/datasets/"
+              r"[\d.]+/", 4, key=True),
+         text(near(r"got an unexpected keyword argument '\w+'", r"\bversions?\b|\bupgrad\w*|"
+                   r"\bupdat\w*|\bolder\b|\bnewer\b", 300), 1.5, key=True)),
+        "two libraries in the data path are at versions that do not fit: a toolkit calls a "
+        "dependency with an argument the installed release lacks (SpeechBrain passes "
+        "backend= to torchaudio.load, new in 2.1), an older datasets meets a newer fsspec "
+        "('Loading a dataset cached in a LocalFileSystem is not supported'), or a datasets "
+        "before 1.3 fetches its packaged builders (text, json, audiofolder) from GitHub and "
+        "fails offline",
+        "pip show the libraries the message names and compare with the versions the "
+        "toolkit (or datasets' own requirements) expects",
+        "upgrade the older one (pip install -U datasets, torchaudio ...), or pin the other "
+        "to a release made for it",
+        priority=84, explains=("worker_exception",)),
+    Signature(
+        "pillow_array_regression", "Pillow 8.3.0 broke turning an image into an array",
+        (text(r"__array__\(\) takes 1 positional argument but 2 were given", 4, key=True),
+         text(r"(?i)\bpillow\W{0,3}8\.3\.0\b|\bPIL\W{0,3}8\.3\.0\b", 2, key=True)),
+        "Pillow 8.3.0 changed Image.__array__ so that np.array(img, dtype) (which "
+        "torchvision's ToTensor calls) raises; every sample that passes through ToTensor "
+        "fails, with or without workers",
+        "python -c \"import PIL; print(PIL.__version__)\": 8.3.0",
+        "install another Pillow (pip install 'pillow!=8.3.0'; 8.3.1 fixed it)",
+        priority=88, explains=("worker_exception",)),
+)
