@@ -10,6 +10,9 @@ explains them there in a child process. Per batch and for all it prints:
 - +similar: the same where that matcher had no signal of its own (nothing, or only the
   fallback) answered by the similar-reports ranker built from the earlier batches alone,
   the policy `explain` follows today, replayed without looking ahead;
+- listed: texts whose cause is anywhere in the list `explain` shows today: the first three
+  causes of that day's signals, plus the similar reports' causes after a symptom (or in
+  place of nothing), again from the earlier batches alone;
 - known: texts whose cause an earlier batch already held, the ceiling of anything that
   learns only from the reports it has seen.
 
@@ -134,10 +137,12 @@ def replay(batches: dict[str, list[Path]]) -> list[Text]:
     return texts
 
 
-def with_similar(texts: list[Text]) -> dict[str, tuple[str | None, bool]]:
+def with_similar(texts: list[Text]) -> dict[str, tuple[str | None, bool, bool]]:
     """Per text: the answer under today's policy (similar reports where no signal of its own
-    named a cause, from a model of the earlier batches) and whether its cause was known."""
+    named a cause, from a model of the earlier batches), whether its cause is in the list
+    shown under that policy, and whether its cause was known."""
     from loadertune.explain import CATALOGUE, normalize
+    from loadertune.explain.match import SIGNALS_BEFORE_SIMILAR, SIMILAR_AFTER_SYMPTOM
     from loadertune.explain.reports import SPLITS, read_entry
     from loadertune.explain.similar import Model, similar_causes
     from loadertune.explain.similar_build import build
@@ -146,6 +151,7 @@ def with_similar(texts: list[Text]) -> dict[str, tuple[str | None, bool]]:
               for f, body in [read_entry(p)]]
     fallback = {s.id for s in CATALOGUE if s.fallback}
     ranked = {s.id for s in CATALOGUE if not s.harmless and not s.fallback}
+    symptoms = {symptom for s in CATALOGUE for symptom in s.explains}
     out = {}
     for split in dict.fromkeys(t.split for t in texts):
         before = set(SPLITS[:SPLITS.index(split)])
@@ -155,10 +161,14 @@ def with_similar(texts: list[Text]) -> dict[str, tuple[str | None, bool]]:
         known = {cause for cause, _ in earlier}
         for t in (t for t in texts if t.split == split):
             answer = t.first[0] if t.first else None
-            if answer is None or answer in fallback:
-                near = similar_causes(normalize(t.body).text, ranked, model)
-                answer = near[0].cause if near else answer
-            out[t.name] = (answer, t.cause in known)
+            shown = t.first[:SIGNALS_BEFORE_SIMILAR]
+            if answer is None or answer in fallback or answer in symptoms:
+                near = [s.cause for s in similar_causes(normalize(t.body).text, ranked, model)]
+                if answer in symptoms:
+                    shown += [c for c in near if c not in shown][:SIMILAR_AFTER_SYMPTOM]
+                else:
+                    answer, shown = (near[0] if near else answer), near + shown
+            out[t.name] = (answer, t.cause in shown, t.cause in known)
     return out
 
 
@@ -169,18 +179,19 @@ def main() -> int:
         return 0
     texts = replay(blind_files())
     today = with_similar(texts)
-    totals = [0, 0, 0, 0]
+    totals = [0, 0, 0, 0, 0]
     for split in dict.fromkeys(t.split for t in texts):
         batch = [t for t in texts if t.split == split]
         row = [len(batch), sum(t.first[:1] == [t.cause] for t in batch),
                sum(today[t.name][0] == t.cause for t in batch),
-               sum(today[t.name][1] for t in batch)]
+               sum(today[t.name][1] for t in batch), sum(today[t.name][2] for t in batch)]
         totals = [a + b for a, b in zip(totals, row, strict=True)]
         print(f"{split:8} first {row[1]:2}/{row[0]:2}  +similar {row[2]:2}/{row[0]:2}  "
-              f"known {row[3]:2}/{row[0]:2}")
-    n, first, similar, known = totals
+              f"listed {row[3]:2}/{row[0]:2}  known {row[4]:2}/{row[0]:2}")
+    n, first, similar, listed, known = totals
     print(f"{'all':8} first {first}/{n} ({100 * first / n:.0f} %)  +similar {similar}/{n} "
-          f"({100 * similar / n:.0f} %)  known {known}/{n} ({100 * known / n:.0f} %)")
+          f"({100 * similar / n:.0f} %)  listed {listed}/{n} ({100 * listed / n:.0f} %)  "
+          f"known {known}/{n} ({100 * known / n:.0f} %)")
     return 0
 
 

@@ -91,6 +91,23 @@ def test_a_signature_answer_is_not_replaced_by_similar_reports() -> None:
     assert all(m.similar is None for m in explanation.matches)
 
 
+def test_a_symptom_named_first_gets_similar_causes_to_rule_out_after_the_signals() -> None:
+    # a real post: workers that hang on some machines only (an antivirus, found later)
+    _, text = read_entry(CORPUS / "1671-pytorch-107775-defender-endpoint-stalls-workers.txt")
+    explanation = explain_text(text)
+    matches = explanation.matches
+    assert explanation.by_signals and matches[0].signature.id == "worker_hang"
+    named = [m for m in matches if m.similar is None]
+    similar = [m for m in matches if m.similar is not None]
+    assert 1 <= len(similar) <= 2
+    assert matches.index(similar[0]) == min(len(named), 3)
+    assert not {m.signature.id for m in similar} & {m.signature.id for m in named}
+    confidences = [m.confidence for m in matches]
+    assert confidences == sorted(confidences, reverse=True)
+    assert all(c["basis"] == "similar reports" for c in explanation.to_dict()["causes"]
+               if c["id"] in {m.signature.id for m in similar})
+
+
 def test_a_bare_dataloader_error_gets_similar_causes_above_the_fallback() -> None:
     text = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
             "    for batch in loader:\nFluxError: capacitor misaligned in DataLoader\n")
