@@ -34,6 +34,7 @@ from torch.utils.data import (
     WeightedRandomSampler,
     random_split,
 )
+from torch.utils.data.datapipes.iter import IterableWrapper
 from torch.utils.data.distributed import DistributedSampler
 
 from loadertune.explain import explain_text
@@ -173,6 +174,8 @@ CASES: dict[str, tuple[Callable[[], object], str]] = {
     "the loader indexed": (lambda: DataLoader(Files(["a"]))[0], "loader_not_indexable"),
     "next() on the loader": (lambda: next(DataLoader(Files(["a"]))), "iterator_next_removed"),
     "len() of a stream's loader": (lambda: len(DataLoader(Stream())), "iterable_dataset_no_len"),
+    "len() of a DataPipe": (
+        lambda: len(IterableWrapper(iter(range(3))).map(str)), "iterable_dataset_no_len"),
     "samples with different keys": (
         lambda: next(iter(DataLoader(OptionalMask(), batch_size=2))), "collate_keys_mismatch"),
     "PIL images to default_collate": (

@@ -22,6 +22,7 @@ from loadertune.explain.catalogue import (
     shm,
     spawn,
     state,
+    streaming,
     throughput,
     workers,
 )
@@ -30,8 +31,9 @@ from loadertune.explain.signature import Signature
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
     *workers.SIGNATURES, *api.SIGNATURES, *building.SIGNATURES, *data.SIGNATURES,
-    *releases.SIGNATURES, *collate.SIGNATURES, *state.SIGNATURES, *frameworks.SIGNATURES,
-    *throughput.SIGNATURES, *resources.SIGNATURES, *batches.SIGNATURES,
+    *streaming.SIGNATURES, *releases.SIGNATURES, *collate.SIGNATURES, *state.SIGNATURES,
+    *frameworks.SIGNATURES, *throughput.SIGNATURES, *resources.SIGNATURES,
+    *batches.SIGNATURES,
     *harmless.SIGNATURES,
 )
 

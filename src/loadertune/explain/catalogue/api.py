@@ -71,7 +71,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?i)(?<!may raise )(?<!except )\bStopIteration\b(?!:?\s*$)", 1.5, key=True),
          # a loader that yields nothing: fewer samples than one batch, the rest dropped
          text(r"(?i)\blen\((?:\w*_)?(?:loader|dl)\)\s*(?:==|is|was|returns?)\s*0\b"
-              r"|drop_last\s*=\s*True", 1)),
+              r"|drop_last\s*=\s*True", 1),
+         text(near(r"\b(?:data ?)?loader\b[^.\n]{0,20}\bof length 0\b|\blength 0 loader\b",
+                   r"batch_size\s*>|\bbatch size (?:is )?(?:larger|bigger|greater)\b|drop_last",
+                   300), 3, key=True)),
         "a DataLoader iterator is a one-pass Python iterator: `next(it)` after the epoch's last "
         "batch raises StopIteration, and a loader with no batch at all (fewer samples than one "
         "batch with drop_last=True, or a sampler that drops incomplete batches, or an empty "
@@ -152,7 +155,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "iterable_dataset_no_len", "len() of a loader whose IterableDataset has no length",
         (text(near(r"object of type '\w+' has no len\(\)", r"dataloader\.py|IterableDataset"
                    r"|len\((?:self\.)?\w*loader\w*\)", 2000), 3.5, key=True),
-         raised_in(r"torch/utils/data/dataloader\.py in __len__$", 2, key=True)),
+         raised_in(r"torch/utils/data/dataloader\.py in __len__$", 2, key=True),
+         # a DataPipe (torchdata, torchtext's datasets) asked for a length it cannot know
+         text(r"\w+(?:Iter)?DataPipe instance doesn'?t have valid length", 4, key=True)),
         "len(loader) is the dataset's length (over batch_size); an IterableDataset (a stream, "
         "a streaming Hugging Face dataset, WebDataset) usually has no __len__, so anything "
         "that asks for the loader's length (a progress bar, a scheduler's total steps, a "

@@ -21,6 +21,8 @@ NUM_WORKERS_ZERO_WORKS = text(r"(?i)num_?workers?\W{0,4}(?:=|to|as|改为|改成
 WORKERS_CONTEXT = (text(r"(?i)worker|num_workers|dataloader|multiprocess|\bfork"),)
 
 # fragments for `near` and other patterns (no flags: `near` sets them)
+# DataPipes warn when built with a lambda (noise alone; a failure once workers pickle it)
+DATAPIPE_LAMBDA_WARNING = r"Lambda function is not supported (?:for|by) pickle"
 PERSISTENT = r"persistent.?workers?"
 A_LOADER = r"(?:data ?loader|loader|iterator)"
 # the platforms whose default start method is spawn

@@ -188,24 +188,6 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=65, context=ABOUT_LOADING, probes=("memory",),
         explains=("copy_on_read_growth",)),
     Signature(
-        "shuffle_buffer_memory", "a streaming shuffle buffer fills the host's memory",
-        (text(near(r"\bshuffl\w*[ _]?buffer\w*|\b(?:shuffle_)?buffer_size\b|\bshuffle_size\b"
-                   r"|\.shuffle\(\s*(?:buffer_size\s*=\s*)?\d|\bshuffle\b[^.\n]{0,40}"
-                   r"\b(?:preload\w*|buffer\w*)\b", r"\b(?:memory|RAM)\b|\bOOM\b|\bleak\w*", 400),
-              3, key=True),
-         text(r"(?i)\bRLDS\b|tf\.data|webdataset|\bwds\.|IterableDataset|streaming", 0.5)),
-        "a streaming loader shuffles through a buffer of samples it keeps in RAM (webdataset "
-        ".shuffle(N), HF IterableDataset.shuffle(buffer_size=...), tf.data / RLDS "
-        "shuffle_buffer_size), one buffer per worker or rank: memory climbs until the buffers "
-        "are full, often for hours, which looks like a leak and can end out of memory",
-        "memory that levels off after buffer_size x workers x ranks samples; a run with a "
-        "10x smaller buffer stays 10x lower",
-        "a smaller shuffle buffer (shuffle shards as well, so the order stays random), fewer "
-        "workers or ranks holding one, or a map-style format (shards on disk, a random "
-        "sampler) that needs no buffer",
-        priority=75, context=ABOUT_LOADING, explains=("copy_on_read_growth",
-                                                       "worker_oom_killed")),
-    Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
         (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),
          text(r"(?i)(?:memory|\bRAM\b)[^\n]{0,80}(?:grow|increas|leak|goes up|keeps? (?:rising"

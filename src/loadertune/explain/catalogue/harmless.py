@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from loadertune.explain.catalogue.common import DATAPIPE_LAMBDA_WARNING
 from loadertune.explain.signature import Signature, frame, near, text
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -111,13 +112,16 @@ SIGNATURES: tuple[Signature, ...] = (
          # torch's own DataLoader code warning about an argument it passes itself
          text(near(r"DeprecationWarning|FutureWarning", r"torch/utils/data/", 300), 2.5,
               key=True),
+         # a DataPipe built with a lambda (a library's dataset, torchtext's) warns at once;
+         # nothing fails without workers
+         text(DATAPIPE_LAMBDA_WARNING, 2.5, key=True),
          text(r"PossibleUserWarning|UserWarning|\[W \w+\.cpp:\d+\]", 0.5)),
         "a warning, not an error: a library (Lightning, most often) suggests more or "
         "persistent workers for speed, a worker notes its thread setting, collate copies "
         "a read-only array, or torch's own (or a library's) data code uses something torch "
         "has since deprecated (an argument, TypedStorage, resizing an out tensor), or Python "
-        "3.12+ notes that the workers were forked from a process with threads; nothing "
-        "failed",
+        "3.12+ notes that the workers were forked from a process with threads, or a "
+        "DataPipe notes a lambda it could not pickle for workers; nothing failed",
         "the run goes on after the warning",
         "`loadertune tune` finds num_workers and prefetch for this machine; or silence the "
         "warning (np.array(x, copy=True) for the read-only array; "

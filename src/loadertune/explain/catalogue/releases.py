@@ -36,6 +36,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "dependency_version_mismatch", "two libraries in the data path at versions that do not "
         "fit",
         (text(r"load\(\) got an unexpected keyword argument 'backend'", 4, key=True),
+         # a library built for another torch imports a name torch's data modules moved
+         text(r"cannot import name '\w+' from '(?:torch|torchvision|torchaudio|torchtext)\.[\w.]+'",
+              3.5, key=True),
          # an older datasets with a newer fsspec; an old datasets fetching its builders online
          text(r"Loading a dataset cached in a LocalFileSystem is not supported", 4, key=True),
          text(r"Couldn'?t reach https://raw\.githubusercontent\.com/huggingface/datasets/"

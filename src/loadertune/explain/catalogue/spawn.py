@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from loadertune.explain.catalogue.common import (
     ABOUT_LOADING,
+    DATAPIPE_LAMBDA_WARNING,
     NUM_WORKERS_ZERO_WORKS,
     SPAWN_PLATFORMS,
     WINDOWS,
@@ -98,7 +99,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # a pickling error on Windows/macOS told without its message: lambdas and local
          # functions are most of them
          text(near(PICKLE_WORDS, SPAWN_PLATFORMS, 300), 2, key=True),
-         frame(r"popen_spawn_win32\.py in __init__$|reduction\.py in dump$", 0.5)),
+         frame(r"popen_spawn_win32\.py in __init__$|reduction\.py in dump$", 0.5),
+         # DataPipes warn when they are built with a lambda (noise on its own: harmless.py);
+         # the user's own pipeline holding the lambda is theirs to replace
+         text(near(DATAPIPE_LAMBDA_WARNING, r"\.(?:map|filter|flatmap|collate)\(\s*lambda\b"
+                   r"|collate_fn\s*=\s*lambda\b", 3000), 4, key=True)),
         "under spawn/forkserver the dataset, collate_fn and worker_init_fn are pickled for "
         "each worker; a lambda or a function defined inside another function cannot be "
         "pickled (the child's EOFError is only the echo of that)",

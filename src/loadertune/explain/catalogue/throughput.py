@@ -88,6 +88,34 @@ SIGNATURES: tuple[Signature, ...] = (
         # come again with every epoch's pause
         priority=45, context=ABOUT_LOADING, explains=("spawn_reimport_side_effect",)),
     Signature(
+        "worker_thread_oversubscription", "every worker runs a thread pool the size of the "
+        "machine",
+        (text(near(r"\b(?:each|every|per) (?:data ?loader )?workers?\b[^.\n]{0,80}"
+                   r"\b(?:\d{3} ?% ?(?:of )?CPU\b|more than 100 ?%|(?:multiple|many|\d+) (?:\w+ )?"
+                   r"threads\b)"
+                   r"|\b(?:so many|too many|large amount of|huge number of) threads\b"
+                   r"|\bthreads? (?:per|in each|inside each) (?:data ?loader )?workers?\b"
+                   r"|\boversubscri(?:bed|ption)\b", r"\bslow\w*|\bspeed\w*|\bCPUs?\b|\bepochs?\b"
+                   r"|\bdata ?loaders?\b|\bworkers?\b", 300), 3, key=True),
+         # every core busy, and more workers or cores change nothing
+         text(near(r"\b(?:all|every) (?:the |of the )?(?:cpus?|cores?)\b[^.\n]{0,40}\b(?:high|"
+                   r"100 ?%|full|busy|maxed)", r"\b(?:increas\w*|more|add\w*)\b[^.\n]{0,40}"
+                   r"\b(?:num_workers|workers|cores|cpus)\b[^.\n]{0,60}\b(?:didn'?t|did not|"
+                   r"does ?n[o']t|no) (?:help|improve|change|speed)", 600), 3, key=True),
+         text(r"cv2\.setNumThreads\(\s*[01]\s*\)|torch\.set_num_threads\(\s*1\s*\)"
+              r"|OMP_NUM_THREADS\s*=\s*1|MKL_NUM_THREADS", 1)),
+        "each worker process runs its own intra-op thread pools (OpenCV's, torch's, "
+        "OpenMP/MKL/OpenBLAS under numpy), each sized to every core of the machine: "
+        "workers x cores threads fight for the CPUs, so loading slows down while all cores "
+        "look busy, and more workers or cores make it no faster",
+        "`loadertune doctor --probe threads` (threads per worker against the cores), or "
+        "the thread count of one worker: ps -o nlwp <pid>",
+        "one thread per worker: cv2.setNumThreads(0) and torch.set_num_threads(1) in "
+        "worker_init_fn, or OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 for the job; `loadertune "
+        "tune` weighs threads against workers",
+        priority=72, probes=("threads",), context=ABOUT_LOADING,
+        explains=("too_few_workers", "too_many_workers")),
+    Signature(
         "too_few_workers", "the loader cannot keep up: too few workers (or none)",
         # the steps wait for data every few batches: the prefetched batches ran out
         (text(near(r"\b(?:hang\w*|pause\w*|stall\w*|stuck|freez\w*|wait\w*|slow\w*|lag\w*"
