@@ -19,6 +19,7 @@ from loadertune.explain.catalogue import (
     harmless,
     releases,
     resources,
+    samples,
     shm,
     spawn,
     state,
@@ -31,9 +32,9 @@ from loadertune.explain.signature import Signature
 CATALOGUE: tuple[Signature, ...] = (
     *shm.SIGNATURES, *fds.SIGNATURES, *spawn.SIGNATURES, *devices.SIGNATURES,
     *workers.SIGNATURES, *api.SIGNATURES, *building.SIGNATURES, *data.SIGNATURES,
-    *streaming.SIGNATURES, *releases.SIGNATURES, *collate.SIGNATURES, *state.SIGNATURES,
-    *frameworks.SIGNATURES, *throughput.SIGNATURES, *resources.SIGNATURES,
-    *batches.SIGNATURES,
+    *samples.SIGNATURES, *streaming.SIGNATURES, *releases.SIGNATURES, *collate.SIGNATURES,
+    *state.SIGNATURES, *frameworks.SIGNATURES, *throughput.SIGNATURES,
+    *resources.SIGNATURES, *batches.SIGNATURES,
     *harmless.SIGNATURES,
 )
 

@@ -238,4 +238,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "download on rank 0 only, then a barrier (if rank == 0: build with download=True; "
         "dist.barrier(); the others build with download=False), or download before launching",
         priority=84, explains=("worker_exception", "dataset_not_downloaded")),
+    Signature(
+        "not_a_dataset", "one object was given where a dataset of samples is expected",
+        (text(r"object of type '(?:\w*Graph\w*|DataFrame|Series)' has no len\(\)", 3.5,
+              key=True),
+         text(near(r"\bsplit_dataset\b|\brandom_split\b|\bDataLoader\(",
+                   r"\b(?:a single|one|single) (?:graph|dataframe|table)\b", 300), 2, key=True)),
+        "a dataset is a sequence of samples (len() and [i]); a single graph, DataFrame or "
+        "Series was passed where one is expected (split_dataset, random_split, a "
+        "DataLoader), so len() or indexing reads the object itself, not a list of samples",
+        "print(type(obj), len(obj) if hasattr(obj, '__len__') else 'no len') for what you "
+        "passed",
+        "wrap the samples: a list of graphs (DGL's/PyG's dataset classes), a Dataset whose "
+        "__getitem__ returns df.iloc[i]; to split one graph's nodes use masks or index "
+        "tensors, not a dataset splitter",
+        priority=80, explains=("worker_exception", "iterable_dataset_no_len")),
 )

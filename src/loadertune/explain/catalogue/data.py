@@ -8,7 +8,6 @@ from loadertune.explain.catalogue.common import (
     MEMORY_GROWS,
     NUM_WORKERS_ZERO_WORKS,
 )
-from loadertune.explain.normalize import CJK
 from loadertune.explain.signature import Signature, frame, near, phrase, text
 
 # SQLite's own words for a connection used by several processes at once
@@ -188,6 +187,22 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=65, context=ABOUT_LOADING, probes=("memory",),
         explains=("copy_on_read_growth",)),
     Signature(
+        "smart_cache_not_updated", "a smart cache serves the same subset every epoch",
+        (text(near(r"\bSmartCache\w*", r"\bonly (?:sees|see|uses?|trains? on)\b|\bsubset\b"
+                   r"|\bfraction\b|\bportion\b|\bsame (?:cases|samples|images)\b", 300), 3,
+              key=True),
+         text(r"\bupdate_cache\(\)|\breplace_rate\b", 1)),
+        "MONAI's SmartCacheDataset keeps only cache_rate (or cache_num) of the data in memory "
+        "and swaps in replace_rate of it when update_cache() is called; start(), "
+        "update_cache() at each epoch end and shutdown() are the caller's job (Ignite's "
+        "SmartCacheHandler does them): without them training sees the first cached subset "
+        "every epoch",
+        "print the ids of the first batch of two epochs: the same subset",
+        "call train_ds.start() before training, train_ds.update_cache() after each epoch "
+        "and train_ds.shutdown() at the end (a Lightning callback or Ignite's "
+        "SmartCacheHandler), or use CacheDataset with cache_rate=1.0 when the data fits",
+        priority=75),
+    Signature(
         "copy_on_read_growth", "memory grows in every worker (copy-on-read)",
         (text(r"(?i)copy[- ]on[- ](?:read|access)", 3, key=True),
          text(r"(?i)(?:memory|\bRAM\b)[^\n]{0,80}(?:grow|increas|leak|goes up|keeps? (?:rising"
@@ -319,34 +334,6 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=70, context=ABOUT_LOADING,
         explains=("worker_exited", "worker_segfault")),
     Signature(
-        "transform_input_type", "a transform got a type it does not take",
-        (text(r"pic should be PIL Image or ndarray\. Got|img should be PIL Image\. Got"
-              r"|pic should be (?:2|2/3) dimensional\. Got|Unexpected type <class", 4, key=True),
-         text(r"(?i)\bto_?tensor\b|\btransforms?\b", 0.5)),
-        "a torchvision transform in __getitem__ got an input type it does not accept: "
-        "ToTensor given something that is already a tensor (a dataset or an earlier "
-        "transform made it one), PIL-only functions given tensors (torchvision < 0.8), or "
-        "an array of the wrong number of dimensions",
-        "print(type(x), getattr(x, 'shape', None)) for the value just before the transform",
-        "order the transforms so each gets what it takes (PIL/ndarray ops before ToTensor, "
-        "ToTensor once), drop ToTensor for inputs that are tensors already, or upgrade "
-        "torchvision for tensor support",
-        priority=86, explains=("worker_exception", "collate_unsupported_type")),
-    Signature(
-        "normalize_channel_mismatch", "Normalize's mean/std do not match the images' channels",
-        (text(r"output with shape \[1, \d+, \d+\] doesn'?t match the broadcast shape "
-              r"\[3, \d+, \d+\]", 4, key=True),
-         text(r"The size of tensor a \((?:1|2|4)\) must match the size of tensor b \(3\) at "
-              r"non-singleton dimension 0", 3, key=True),
-         text(r"tensor\.sub_\(mean\[:, None, None\]\)|\bNormalize\(", 1)),
-        "transforms.Normalize has one mean/std per channel it was given (three for RGB), and "
-        "the images have another number: grayscale (MNIST, 1 channel) or RGBA/png with alpha "
-        "(4), so the per-channel broadcast fails for every sample",
-        "print(dataset[0][0].shape): its first dimension is the channel count",
-        "give Normalize one value per channel (Normalize([0.5], [0.5]) for grayscale), or "
-        "convert the images first (img.convert('RGB'), transforms.Grayscale(3))",
-        priority=86, explains=("worker_exception",)),
-    Signature(
         "stale_dataset_cache", "the dataset trusts an index cache written for other files",
         (text(r"No labels (?:found )?in [^\n]*\.cache\b", 3.5, key=True),
          text(near(r"\.cache\b|\bcache (?:file|folder|dir\w*)\b", r"\b(?:delet|remov|stale|"
@@ -393,59 +380,6 @@ SIGNATURES: tuple[Signature, ...] = (
         "--skip-invalid-size-inputs-valid-test)",
         priority=84, explains=("worker_exception",)),
     Signature(
-        "image_pixel_limit", "an image is larger than Pillow's decompression-bomb limit",
-        (text(r"DecompressionBombError|DecompressionBombWarning|exceeds limit of \d+ pixels, "
-              r"could be decompression bomb", 4, key=True),
-         text(r"MAX_IMAGE_PIXELS", 1)),
-        "Pillow refuses to open an image with more pixels than Image.MAX_IMAGE_PIXELS (about "
-        "89 million; twice that raises, above it warns), a guard against decompression "
-        "bombs that real large images (slides, satellite tiles, scans) trip as well",
-        "print(Image.open(path).size) for the file the error names (opening reads only the "
-        "header)",
-        "raise the limit for trusted data (PIL.Image.MAX_IMAGE_PIXELS = None or a bound, set "
-        "in the dataset module so spawned workers get it too), or tile / downscale the "
-        "large images beforehand",
-        priority=86, explains=("worker_exception",)),
-    Signature(
-        "git_lfs_pointers", "the data files are Git LFS pointers, not the data",
-        (text(r"(?i)\bgit[- ]lfs\b|\bLFS pointers?\b|version https://git-lfs", 2.5, key=True),
-         text(r"file signature not found|invalid load key, 'v'|not a zip file|"
-              r"cannot identify image file", 1.5),
-         text(near(r"\bclon\w*\b|\bcheckout\b", r"\b(?:small|tiny|\d+ bytes?|134 bytes)\b",
-                   200), 1),
-         # files broken by the clone itself, fine when downloaded one by one
-         text(near(r"\bgit clone\b|\bclon(?:ed|ing)\b", r"\bcorrupt\w*|file signature not found"
-                   r"|invalid load key", 300), 2.5, key=True)),
-        "the repository keeps its data (or weights) in Git LFS and was cloned without git-lfs: "
-        "each file on disk is a ~130-byte text pointer ('version https://git-lfs...'), so "
-        "h5py finds no signature, torch.load reads an invalid key 'v', PIL no image",
-        "head -c 200 on one of the files: a pointer starts with 'version https://git-lfs'",
-        "install git-lfs and fetch the data (git lfs install && git lfs pull), or download "
-        "the files from the hosting page",
-        priority=86, explains=("worker_exception", "hdf5_file_lock", "shared_file_handle")),
-    Signature(
-        "platform_default_encoding", "a text file read with the platform's encoding, not UTF-8",
-        (text(r"UnicodeDecodeError: 'charmap' codec can'?t decode|UnicodeDecodeError: 'gbk' "
-              r"codec can'?t decode|UnicodeDecodeError: 'cp\d+' codec", 4, key=True),
-         text(r"(?i)encoding\s*=\s*['\"]utf-?8['\"]", 1)),
-        "open() without encoding= uses the platform's default (cp1252 on Windows, GBK on a "
-        "Chinese-locale Windows): a UTF-8 JSON, CSV or caption file read in the dataset "
-        "fails on the first byte that encoding does not map",
-        "python -c \"import locale; print(locale.getpreferredencoding())\" (not UTF-8)",
-        "open text files with encoding='utf-8' in the dataset, or run Python in UTF-8 mode "
-        "(PYTHONUTF8=1)",
-        priority=86, explains=("worker_exception",)),
-    Signature(
-        "numpy_allow_pickle", "np.load refuses pickled object arrays",
-        (text(r"Object arrays cannot be loaded when allow_pickle=False", 4, key=True),
-         text(r"Cannot load file containing pickled data when allow_pickle=False", 4, key=True)),
-        "numpy 1.16.3 made np.load(allow_pickle=False) the default: a .npy/.npz file holding "
-        "object arrays (lists, dicts, ragged arrays saved with np.save) no longer loads",
-        "np.load(path, allow_pickle=True).dtype is object",
-        "np.load(path, allow_pickle=True) for files you trust, or save plain numeric arrays "
-        "instead of object arrays",
-        priority=86, explains=("worker_exception",)),
-    Signature(
         "map_output_length_mismatch", "a batched map returned columns of another length",
         (text(r"ArrowInvalid: Column \d+ named \w+ expected length \d+ but got length \d+", 4,
               key=True),
@@ -470,31 +404,4 @@ SIGNATURES: tuple[Signature, ...] = (
         "point the cache at a local disk with room (HF_DATASETS_CACHE=/data/hf_cache, or "
         "cache_dir= in load_dataset); on shared file systems a node-local cache",
         priority=86, explains=("shm_exhausted", "worker_exception")),
-    Signature(
-        "non_ascii_path_imread", "OpenCV cannot open a path with non-ASCII characters on "
-        "Windows",
-        (text(near(r"imread|Image Not Found|cv2|\bcv\.",
-                   rf"[{CJK}][^'\"\n]{{0,40}}?\.(?:jpe?g|png|bmp|tiff?)\b"
-                   r"|中文路径|中文文件"
-                   r"|non-ASCII|Chinese (?:characters|path|file ?name)", 300), 3.5, key=True),),
-        "on Windows cv2.imread opens paths through the ANSI code page and cannot open a path "
-        "with characters outside it (Chinese, Japanese, accented names): it returns None "
-        "without an error, and the dataset fails later (an 'Image Not Found' assert, None "
-        "has no attribute 'shape', resize or cvtColor on an empty image)",
-        "cv2.imread(path) is None for that file while os.path.exists(path) is True",
-        "read the bytes and decode them (cv2.imdecode(np.fromfile(path, dtype=np.uint8), "
-        "cv2.IMREAD_COLOR)), use PIL, or rename files and folders to ASCII",
-        priority=86, explains=("worker_exception",)),
-    Signature(
-        "network_mount_limits", "the data sits on a mount without local-disk features",
-        (text(near(r"\[Errno 95\] Operation not supported|Transport endpoint is not connected",
-                   r"\bdrive\b|/content/|\bfuse\b|s3fs|gcsfuse|\bmount\w*", 600), 3.5,
-              key=True),),
-        "the dataset is read from a network or FUSE mount (Google Drive in Colab, s3fs, "
-        "gcsfuse): it lacks local-disk features (symlinks fail with Errno 95, file locks) "
-        "and can drop the connection under many parallel reads",
-        "mount | grep the data path: a fuse or network file system",
-        "copy the data to local disk first (Colab: /content), or avoid symlinks and locks on "
-        "the mount",
-        priority=84, explains=("worker_exception",)),
 )

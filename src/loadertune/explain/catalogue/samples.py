@@ -1,0 +1,166 @@
+"""One sample's reading and transforms: files that are not what they seem (Git LFS
+pointers, images over Pillow's limit, text in another encoding, pickled arrays, non-ASCII
+paths, network mounts), decoders without a backend, and transforms that refuse a sample."""
+
+from __future__ import annotations
+
+from loadertune.explain.normalize import CJK
+from loadertune.explain.signature import Signature, near, text
+
+# a media decoder finding no audio or video in the file (ffmpeg, libsndfile, audioread)
+UNREADABLE_MEDIA = (r"Invalid data found when processing input|Audio type not supported"
+                    r"|File contains data in an unknown format|Format not recognised")
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "transform_input_type", "a transform got a type it does not take",
+        (text(r"pic should be PIL Image or ndarray\. Got|img should be PIL Image\. Got"
+              r"|pic should be (?:2|2/3) dimensional\. Got|Unexpected type <class", 4, key=True),
+         text(r"(?i)\bto_?tensor\b|\btransforms?\b", 0.5)),
+        "a torchvision transform in __getitem__ got an input type it does not accept: "
+        "ToTensor given something that is already a tensor (a dataset or an earlier "
+        "transform made it one), PIL-only functions given tensors (torchvision < 0.8), or "
+        "an array of the wrong number of dimensions",
+        "print(type(x), getattr(x, 'shape', None)) for the value just before the transform",
+        "order the transforms so each gets what it takes (PIL/ndarray ops before ToTensor, "
+        "ToTensor once), drop ToTensor for inputs that are tensors already, or upgrade "
+        "torchvision for tensor support",
+        priority=86, explains=("worker_exception", "collate_unsupported_type")),
+    Signature(
+        "normalize_channel_mismatch", "Normalize's mean/std do not match the images' channels",
+        (text(r"output with shape \[1, \d+, \d+\] doesn'?t match the broadcast shape "
+              r"\[3, \d+, \d+\]", 4, key=True),
+         text(r"The size of tensor a \((?:1|2|4)\) must match the size of tensor b \(3\) at "
+              r"non-singleton dimension 0", 3, key=True),
+         text(r"tensor\.sub_\(mean\[:, None, None\]\)|\bNormalize\(", 1)),
+        "transforms.Normalize has one mean/std per channel it was given (three for RGB), and "
+        "the images have another number: grayscale (MNIST, 1 channel) or RGBA/png with alpha "
+        "(4), so the per-channel broadcast fails for every sample",
+        "print(dataset[0][0].shape): its first dimension is the channel count",
+        "give Normalize one value per channel (Normalize([0.5], [0.5]) for grayscale), or "
+        "convert the images first (img.convert('RGB'), transforms.Grayscale(3))",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "image_pixel_limit", "an image is larger than Pillow's decompression-bomb limit",
+        (text(r"DecompressionBombError|DecompressionBombWarning|exceeds limit of \d+ pixels, "
+              r"could be decompression bomb", 4, key=True),
+         text(r"MAX_IMAGE_PIXELS", 1)),
+        "Pillow refuses to open an image with more pixels than Image.MAX_IMAGE_PIXELS (about "
+        "89 million; twice that raises, above it warns), a guard against decompression "
+        "bombs that real large images (slides, satellite tiles, scans) trip as well",
+        "print(Image.open(path).size) for the file the error names (opening reads only the "
+        "header)",
+        "raise the limit for trusted data (PIL.Image.MAX_IMAGE_PIXELS = None or a bound, set "
+        "in the dataset module so spawned workers get it too), or tile / downscale the "
+        "large images beforehand",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "git_lfs_pointers", "the data files are Git LFS pointers, not the data",
+        (text(r"(?i)\bgit[- ]lfs\b|\bLFS pointers?\b|version https://git-lfs", 2.5, key=True),
+         text(r"file signature not found|invalid load key, 'v'|not a zip file|"
+              r"cannot identify image file", 1.5),
+         text(near(r"\bclon\w*\b|\bcheckout\b", r"\b(?:small|tiny|\d+ bytes?|134 bytes)\b",
+                   200), 1),
+         # files broken by the clone itself, fine when downloaded one by one
+         text(near(r"\bgit clone\b|\bclon(?:ed|ing)\b", r"\bcorrupt\w*|file signature not found"
+                   r"|invalid load key", 300), 2.5, key=True),
+         # media no decoder reads, in a repository's zip download ("name-master/") or
+         # told as files without a header: text pointers where the audio should be
+         text(near(UNREADABLE_MEDIA, r"[\w.]+-(?:master|main)/", 300), 2.5, key=True),
+         text(near(r"\b(?:no|without|don'?t have|missing|lacks?) (?:a |the |any )?headers?\b",
+                   r"\bwav\b|\baudio\b|\.(?:wav|flac|mp3)\b", 150), 1.5, key=True),
+         text(UNREADABLE_MEDIA, 1)),
+        "the repository keeps its data (or weights) in Git LFS and was cloned without git-lfs: "
+        "each file on disk is a ~130-byte text pointer ('version https://git-lfs...'), so "
+        "h5py finds no signature, torch.load reads an invalid key 'v', PIL no image",
+        "head -c 200 on one of the files: a pointer starts with 'version https://git-lfs'",
+        "install git-lfs and fetch the data (git lfs install && git lfs pull), or download "
+        "the files from the hosting page",
+        priority=86, explains=("worker_exception", "hdf5_file_lock", "shared_file_handle")),
+    Signature(
+        "platform_default_encoding", "a text file read with the platform's encoding, not UTF-8",
+        (text(r"UnicodeDecodeError: 'charmap' codec can'?t decode|UnicodeDecodeError: 'gbk' "
+              r"codec can'?t decode|UnicodeDecodeError: 'cp\d+' codec", 4, key=True),
+         text(r"(?i)encoding\s*=\s*['\"]utf-?8['\"]", 1)),
+        "open() without encoding= uses the platform's default (cp1252 on Windows, GBK on a "
+        "Chinese-locale Windows): a UTF-8 JSON, CSV or caption file read in the dataset "
+        "fails on the first byte that encoding does not map",
+        "python -c \"import locale; print(locale.getpreferredencoding())\" (not UTF-8)",
+        "open text files with encoding='utf-8' in the dataset, or run Python in UTF-8 mode "
+        "(PYTHONUTF8=1)",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "numpy_allow_pickle", "np.load refuses pickled object arrays",
+        (text(r"Object arrays cannot be loaded when allow_pickle=False", 4, key=True),
+         text(r"Cannot load file containing pickled data when allow_pickle=False", 4, key=True)),
+        "numpy 1.16.3 made np.load(allow_pickle=False) the default: a .npy/.npz file holding "
+        "object arrays (lists, dicts, ragged arrays saved with np.save) no longer loads",
+        "np.load(path, allow_pickle=True).dtype is object",
+        "np.load(path, allow_pickle=True) for files you trust, or save plain numeric arrays "
+        "instead of object arrays",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "non_ascii_path_imread", "OpenCV cannot open a path with non-ASCII characters on "
+        "Windows",
+        (text(near(r"imread|Image Not Found|cv2|\bcv\.",
+                   rf"[{CJK}][^'\"\n]{{0,40}}?\.(?:jpe?g|png|bmp|tiff?)\b"
+                   r"|中文路径|中文文件"
+                   r"|non-ASCII|Chinese (?:characters|path|file ?name)", 300), 3.5, key=True),),
+        "on Windows cv2.imread opens paths through the ANSI code page and cannot open a path "
+        "with characters outside it (Chinese, Japanese, accented names): it returns None "
+        "without an error, and the dataset fails later (an 'Image Not Found' assert, None "
+        "has no attribute 'shape', resize or cvtColor on an empty image)",
+        "cv2.imread(path) is None for that file while os.path.exists(path) is True",
+        "read the bytes and decode them (cv2.imdecode(np.fromfile(path, dtype=np.uint8), "
+        "cv2.IMREAD_COLOR)), use PIL, or rename files and folders to ASCII",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "network_mount_limits", "the data sits on a mount without local-disk features",
+        (text(near(r"\[Errno 95\] Operation not supported|Transport endpoint is not connected",
+                   r"\bdrive\b|/content/|\bfuse\b|s3fs|gcsfuse|\bmount\w*", 600), 3.5,
+              key=True),),
+        "the dataset is read from a network or FUSE mount (Google Drive in Colab, s3fs, "
+        "gcsfuse): it lacks local-disk features (symlinks fail with Errno 95, file locks) "
+        "and can drop the connection under many parallel reads",
+        "mount | grep the data path: a fuse or network file system",
+        "copy the data to local disk first (Colab: /content), or avoid symlinks and locks on "
+        "the mount",
+        priority=84, explains=("worker_exception",)),
+    Signature(
+        "crop_larger_than_image", "a random crop is larger than some of the images",
+        (text(r"The size of the proposed random crop ROI is larger than the image size", 4,
+              key=True),
+         text(r"Required crop size \(\d+, ?\d+\) is larger than (?:the )?input image size", 4,
+              key=True),
+         text(r"Requested crop size \(\d+, ?\d+\) is larger than the image size", 4, key=True),
+         # told in words
+         text(near(r"\bcrop(?:ping)? size\b|\bspatial_size\b|\brandom ?crop\w*",
+                   r"\b(?:larger|bigger|greater) than (?:the )?(?:input )?(?:image|volume)s?\b",
+                   200), 2.5, key=True)),
+        "the crop size (RandomCrop's size, MONAI's spatial_size/roi_size, albumentations' "
+        "height/width) is larger than some images or volumes of this dataset, often "
+        "settings copied from a tutorial written for larger data; the crop cannot fit, so "
+        "the transform refuses that sample",
+        "print the smallest image (volume) shape of the dataset against the crop size",
+        "crop no larger than the smallest image, or pad first (torchvision "
+        "RandomCrop(pad_if_needed=True), MONAI SpatialPadd before the crop, albumentations "
+        "PadIfNeeded)",
+        priority=85, explains=("worker_exception",)),
+    Signature(
+        "audio_backend_missing", "the audio library has no decoder for this file",
+        (text(r"Couldn'?t find appropriate backend to handle uri", 4, key=True),
+         text(r"No audio I/O backend is available", 4, key=True),
+         text(r"PySoundFile failed\. Trying audioread instead", 3, key=True),
+         text(r"(?i)\blibsndfile\b|\bsoundfile\b|\baudioread\b|\bsox\b|\bffmpeg\b", 0.5)),
+        "the audio library cannot decode the file with what is installed: torchaudio finds "
+        "no I/O backend (soundfile, sox or FFmpeg libraries), or libsndfile was built "
+        "without FLAC/MP3 (soundfile releases before 0.12 bundle one without MP3), so "
+        "librosa falls back to audioread (slow, and it warns for every file) or fails",
+        "python -c \"import torchaudio; print(torchaudio.list_audio_backends())\" and "
+        "python -c \"import soundfile; print(soundfile.__libsndfile_version__, "
+        "soundfile.available_formats())\"",
+        "pip install soundfile (a release that bundles a libsndfile with FLAC and MP3), or "
+        "install FFmpeg for torchaudio; convert the files to WAV/FLAC once if the backend "
+        "cannot be changed",
+        priority=84, explains=("worker_exception",)),
+)
