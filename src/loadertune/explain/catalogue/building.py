@@ -4,6 +4,7 @@ DistributedSampler without a process group."""
 
 from __future__ import annotations
 
+from loadertune.explain.catalogue.common import ABOUT_LOADING
 from loadertune.explain.signature import Signature, exc, frame, near, raised_in, text
 
 # RandomSampler's refusal (old releases spelled it "integeral")
@@ -174,6 +175,32 @@ SIGNATURES: tuple[Signature, ...] = (
         "pass download=True once (or point root at the folder that holds the files, as an "
         "absolute path); on a machine without internet, copy the extracted files there",
         priority=86),
+    Signature(
+        "uneven_batches_per_rank", "the ranks' loaders yield different numbers of batches",
+        (text(r"(?i)\b(?:ranks?|trainers?|GPUs?|processes|nodes|devices)\b[^.\n]{0,40}"
+              r"\b(?:different|uneven|unequal) (?:numbers?|amounts?) of (?:batches|steps|"
+              r"iterations)\b", 3, key=True),
+         # the same in a distributed run's words (Horovod calls its ranks workers)
+         text(near(r"\b(?:workers|ranks?|GPUs?|trainers?|nodes)\b[^.\n]{0,40}\b(?:different|"
+                   r"uneven|unequal) (?:numbers?|amounts?) of (?:batches|steps|(?:training )?"
+                   r"samples)\b|\buneven\w* (?:distribution|split\w*|shard\w*)\b[^.\n]{0,30}"
+                   r"\b(?:data|dataset|samples)\b", r"horovod|\bDDP\b|distributed|multi-?(?:gpu|"
+                   r"node)|NCCL|\bgloo\b|torchrun|\bGPUs\b", 500), 3, key=True),
+         text(near(r"\bhang\w*|\bhung\b|\bstuck\b|\bfreez\w*|NCCL\w* (?:timeout|watchdog)"
+                   r"|\btimed? ?out\b", r"\buneven (?:inputs|batches|data|shards)\b|\b(?:data|"
+                   r"loader|validation|eval\w*)[^.\n]{0,30}\bshard\w*", 200), 2, key=True),
+         text(r"(?i)\bJoin\(|\bjoin\(\)|\bdrop_last\b|\bDistributedSampler\b", 0.5)),
+        "every step of a distributed run is a collective (DDP's gradient all-reduce, FSDP's "
+        "gathers, a metric's sync): when one rank's loader runs out of batches first (its "
+        "shard of an IterableDataset is shorter, a filter or collate dropped samples, the "
+        "validation split is sharded unevenly), the ranks still holding data wait for it "
+        "at the next collective until the NCCL timeout, at the end of an epoch or in "
+        "evaluation",
+        "print len(loader) (or count the batches) on every rank: they differ",
+        "give every rank the same number of batches: DistributedSampler (drop_last=True "
+        "or its padding), pad or truncate the shards, stop all ranks at the shortest "
+        "(a fixed number of steps, torch.distributed.algorithms.Join for DDP)",
+        priority=80, context=ABOUT_LOADING, explains=("worker_hang",)),
     Signature(
         "distributed_eval_padding", "DistributedSampler repeats samples to even out the ranks",
         (text(r"(?i)add(?:s|ing)? extra samples to make it evenly divisible", 4, key=True),
