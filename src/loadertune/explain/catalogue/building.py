@@ -18,6 +18,7 @@ SIGNATURES: tuple[Signature, ...] = (
          # a ConcatDataset of the datasets found on disk, when none was found
          text(r"datasets should not be an empty iterable", 3, key=True),
          # torchvision's folder datasets finding no class folder or no image in one
+         text(r"Dataset '[^'\n]+' images not found", 4, key=True),
          text(r"Found 0 (?:files|images) in subfolders of|Couldn'?t find any class folder in"
               r"|Found no valid file for the classes", 4, key=True),
          # Lightning: no batch on any rank; Hugging Face datasets: index 0 of 0 rows

@@ -161,6 +161,21 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=70, context=(text(r"(?i)shards?\b|iterable ?dataset|\bcollective\b|webdataset"),),
         explains=("worker_hang", "too_many_workers")),
     Signature(
+        "image_cache_oom", "caching every decoded image in RAM runs out of memory",
+        (text(near(r"--cache\b|\bcache=['\"]?ram\b|\bcache_images\b|\bCaching images\b",
+                   r"\bkilled\b|\bout of memory\b|\bOOM\b|\bstops?\b|\bstopped\b|"
+                   r"\bcrash\w*|\bRAM\b|\bmemory\b", 300), 3, key=True),
+         text(r"(?i)\bGB RAM\b|\bcache=(?:ram|disk)\b", 0.5)),
+        "the trainer's image cache (YOLO's --cache / cache=ram, a dataset that preloads) "
+        "decodes every image into RAM before or during the first epoch: width x height x 3 "
+        "bytes per image for the whole set (about 150 GB for COCO at 640), so memory runs "
+        "out while caching and the process is killed",
+        "estimate images x height x width x 3 bytes against free RAM (free -g); YOLO prints "
+        "the GB it caches",
+        "cache on disk (cache=disk) or not at all, cache a subset, or train at a smaller "
+        "image size",
+        priority=76, context=ABOUT_LOADING, explains=("worker_oom_killed",)),
+    Signature(
         "per_worker_cache", "a cache filled inside the workers is one cache per worker",
         # a dict or RAM cache the dataset fills as it reads: each worker fills its own copy
         (text(near(r"\bcache\s*=\s*(?:True|['\"]ram['\"])|\b(?:ram|memory|in-memory) cach\w*"
@@ -349,7 +364,10 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=82, explains=("empty_dataset",)),
     Signature(
         "corrupt_annotations", "annotation files break the format the framework checks",
-        (text(r"Label class \d+ exceeds nc=\d+", 4, key=True),
+        (text(r"Label class \d+(?:\.\d+)? exceeds nc=\d+", 4, key=True),
+         # YOLO's check of box sizes, retyped in words ("what you mean by negative label")
+         text(r"(?i)\bnegative (?:label|label value|box|coordinate|width|height)s?\b", 3,
+              key=True),
          # the label scan's count of corrupt files (not its "0 corrupt")
          text(r"(?i)\b[1-9]\d* corrupt(?:ed)?\b[^\n]{0,60}\blabels?\b|\blabels?\b[^\n]{0,60}"
               r"\b[1-9]\d* corrupt(?:ed)?\b|non-normali[sz]ed or out of bounds coordinates", 3,

@@ -197,4 +197,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "pass packing=True for a prepacked dataset (or update TRL), or name the text field "
         "(dataset_text_field=...) or a formatting_func",
         priority=84),
+    Signature(
+        "frozen_dataclass_batch", "Lightning cannot move a frozen dataclass in the batch",
+        (text(r"A frozen dataclass was passed to `?apply_to_collection`? but this is not allowed",
+              4, key=True),
+         text(r"(?i)is your batch a frozen dataclass", 3, key=True)),
+        "Lightning moves each batch to the device with apply_to_collection, which rebuilds "
+        "dataclasses field by field; a frozen dataclass in the batch (torchgeo's BoundingBox, "
+        "your own @dataclass(frozen=True)) cannot be rebuilt that way, so the step refuses "
+        "the batch",
+        "print(type(v) for v in batch.values()) and look for dataclasses.is_dataclass(v) with "
+        "frozen=True",
+        "turn it into a tuple/list or tensor in the dataset or collate_fn (keep the object "
+        "out of the batch), or override transfer_batch_to_device to skip it",
+        priority=84),
 )

@@ -36,6 +36,11 @@ SIGNATURES: tuple[Signature, ...] = (
         "dependency_version_mismatch", "two libraries in the data path at versions that do not "
         "fit",
         (text(r"load\(\) got an unexpected keyword argument 'backend'", 4, key=True),
+         # a library's loader (or stand-in) lacking an attribute a newer torch's iterator reads
+         text(r"AttributeError: '\w+' object has no attribute '(?:pin_memory_device|"
+              r"persistent_workers|in_order|_dataset_kind|_IterableDataset_len_called|"
+              r"_auto_collation|_index_sampler|multiprocessing_context|prefetch_factor)'", 3.5,
+              key=True),
          # a library built for another torch imports a name torch's data modules moved
          text(r"cannot import name '\w+' from '(?:torch|torchvision|torchaudio|torchtext)\.[\w.]+'",
               3.5, key=True),

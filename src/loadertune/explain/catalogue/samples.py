@@ -133,6 +133,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Required crop size \(\d+, ?\d+\) is larger than (?:the )?input image size", 4,
               key=True),
          text(r"Requested crop size \(\d+, ?\d+\) is larger than the image size", 4, key=True),
+         # the crop's random offset drawn from an empty range: the window does not fit
+         text(near(r"empty range for randrange\(\)", r"\bcrop\w*|\bpatch\w*|\bsampler\b"
+                   r"|bounding_box", 1500), 3, key=True),
          # told in words
          text(near(r"\bcrop(?:ping)? size\b|\bspatial_size\b|\brandom ?crop\w*",
                    r"\b(?:larger|bigger|greater) than (?:the )?(?:input )?(?:image|volume)s?\b",
@@ -163,4 +166,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "install FFmpeg for torchaudio; convert the files to WAV/FLAC once if the backend "
         "cannot be changed",
         priority=84, explains=("worker_exception",)),
+    Signature(
+        "macos_metadata_files", "macOS metadata files sit among the data files",
+        (text(r"[/\\]\._[^/\\\s\"']+\.(?:nii(?:\.gz)?|gz|jpe?g|png|tiff?|bmp|wav|flac|mp3|mp4|npy"
+              r"|h5|txt|json|dcm)\b", 3, key=True),
+         text(r"\.DS_Store\b|__MACOSX\b", 2.5, key=True),
+         text(r"(?i)cannot identify image file|Unable to determine ImageIO reader|not a gzipped "
+              r"file|UnidentifiedImageError|could not read", 1)),
+        "macOS writes '._name' AppleDouble files (resource forks) next to each file on "
+        "non-Mac volumes and in archives, and '.DS_Store' in every folder (zips made on a Mac "
+        "add __MACOSX/): a glob for the data's extension picks them up as samples, and no "
+        "reader can decode them",
+        "find DATA_DIR -name '._*' -o -name .DS_Store -o -name __MACOSX | head",
+        "delete them (find DATA_DIR -name '._*' -delete; dot_clean on a Mac), unpack "
+        "archives without them, and skip hidden files when listing samples",
+        priority=86, explains=("worker_exception", "label_out_of_range")),
 )

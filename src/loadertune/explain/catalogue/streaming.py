@@ -77,4 +77,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "pass shuffle=True to the DataLoader (DataLoader2: the ReadingService's seeding); "
         "iterate the DataPipe through a DataLoader, or call set_seed on it each epoch",
         priority=75, context=ABOUT_LOADING),
+    Signature(
+        "lazy_manifest_needs_eager", "a lazy (streamed) manifest was used as if it were in memory",
+        (text(r"Cannot \w+ (?:\w+ )?(?:of|in|on) (?:cuts|items|samples) in a lazy \w+", 4,
+              key=True),
+         text(near(r"\blazy (?:CutSet|manifest|dataset)\b", r"\bnot supported\b|\bcannot\b"
+                   r"|\bcan'?t\b|to_eager", 200), 2.5, key=True)),
+        "a lazily opened manifest (lhotse's CutSet from a .jsonl.gz, and what .mix(), "
+        ".filter() or .map() return on one) reads its items as it is iterated; operations "
+        "that need all of them at once (loading all audio, len, random access, a split) "
+        "refuse it",
+        "type(cuts) and cuts.is_lazy",
+        "call .to_eager() first when it fits in memory, or do the work per item while "
+        "iterating (in the dataset's __getitem__ or a sampler over the lazy set)",
+        priority=80),
 )
