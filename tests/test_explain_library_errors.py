@@ -3,6 +3,7 @@ the installed libraries: each text is explained by its cause."""
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 import warnings
 from collections.abc import Callable
@@ -48,6 +49,22 @@ class Model(pl.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.1)
 
 
+@dataclasses.dataclass(frozen=True)
+class Box:
+    """A frozen dataclass in the batch, as torchgeo's BoundingBox is."""
+
+    corner: torch.Tensor
+
+
+def with_box(items: list[torch.Tensor]) -> dict[str, object]:
+    return {"x": torch.stack(items), "box": Box(torch.zeros(2))}
+
+
+class BoxModel(Model):
+    def training_step(self, batch: dict[str, torch.Tensor], index: int) -> torch.Tensor:
+        return self.layer(batch["x"]).sum()
+
+
 def trainer(root: Path, **options: object) -> pl.Trainer:
     """A one-epoch CPU trainer that logs (as users' do) into ``root``."""
     return pl.Trainer(accelerator="cpu", devices=1, max_epochs=1,
@@ -81,6 +98,9 @@ CASES: dict[str, tuple[Callable[[Path], object], str, str]] = {
     "fewer batches than the logging interval": (
         lambda root: trainer(root).fit(Model(train_dataloader=loader(4, num_workers=1))),
         "smaller than the logging interval", "harmless_worker_warning"),
+    "a frozen dataclass in the batch": (
+        lambda root: trainer(root).fit(BoxModel(train_dataloader=loader(4, collate_fn=with_box))),
+        "A frozen dataclass was passed", "frozen_dataclass_batch"),
     "overfitting a shuffled loader": (
         lambda root: trainer(root, overfit_batches=1, log_every_n_steps=1).fit(
             Model(train_dataloader=loader(4, shuffle=True))), "requested to overfit",

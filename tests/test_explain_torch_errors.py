@@ -121,6 +121,21 @@ class LargeScans(Dataset):
         return torch.as_tensor(np.asarray(Image.open(self.path)))
 
 
+class FolderWithAppleDouble(Dataset):
+    """A folder of PNGs as copied from a Mac: a '._' metadata file beside each image."""
+
+    def __init__(self, folder: Path) -> None:
+        Image.new("L", (4, 4)).save(folder / "a.png")
+        (folder / "._a.png").write_bytes(b"\x00\x05\x16\x07Mac OS X        ")
+        self.paths = sorted(folder.glob("*.png"))  # "._a.png" first, as ls lists it
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return torch.as_tensor(np.asarray(Image.open(self.paths[index])))
+
+
 def reassign_batch_size() -> None:
     loader = DataLoader(Files(["a", "b"]), batch_size=1)
     loader.batch_size = 2
@@ -235,7 +250,8 @@ def test_a_batch_the_model_refuses_is_explained_by_what_the_dataset_delivers(nam
 
 
 @pytest.mark.parametrize(("dataset", "cause"), [(ObjectArrays, "numpy_allow_pickle"),
-                                                 (LargeScans, "image_pixel_limit")])
+                                                 (LargeScans, "image_pixel_limit"),
+                                                 (FolderWithAppleDouble, "macos_metadata_files")])
 def test_a_data_file_library_refusing_in_a_worker_is_named(
         dataset: type[Dataset], cause: str, tmp_path: Path) -> None:
     """The library's own error, raised in a real worker and re-raised by the loader."""
