@@ -69,6 +69,8 @@ RECORDED_MISSES: set[str] = {  # blind41-44, scored at f56010c, still missed
     # IndexError after "Could not do one pass", batches of two sizes from its resize)
     "1732-fastai2-67-could-not-do-one-pass-predict-regression",
     "1735-fastai-1602-v1-collate-sizes-resize-no-tfms",
+    # blind74, scored at 9b528e1: sd-scripts reloading its own latent cache as an image
+    "1761-sd-scripts-2362-cached-latents-npz-reload",
 }
 # an "unmatched:" header names a text whose established cause is not in the text at all (it
 # came from an answer or another thread); it stays a recorded miss rather than a fitted rule

@@ -17,6 +17,9 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(NUM_SAMPLES + r"0\b", 4, key=True),
          # a ConcatDataset of the datasets found on disk, when none was found
          text(r"datasets should not be an empty iterable", 3, key=True),
+         # trainers' own words for a data folder with nothing where they look
+         text(r"No data found\. Please verify arguments|Instance (?:images|data) root "
+              r"doesn'?t exists?", 4, key=True),
          # torchvision's folder datasets finding no class folder or no image in one
          text(r"Dataset '[^'\n]+' images not found", 4, key=True),
          text(r"Found 0 (?:files|images) in subfolders of|Couldn'?t find any class folder in"
@@ -270,10 +273,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "not_a_dataset", "one object was given where a dataset of samples is expected",
         (text(r"object of type '(?:\w*Graph\w*|DataFrame|Series)' has no len\(\)", 3.5,
               key=True),
+         # the tuple a splits() call returns, given as the dataset itself
+         text(r"'tuple' object has no attribute '(?:fields|sort_key|examples)'", 3.5, key=True),
          text(near(r"\bsplit_dataset\b|\brandom_split\b|\bDataLoader\(",
                    r"\b(?:a single|one|single) (?:graph|dataframe|table)\b", 300), 2, key=True)),
         "a dataset is a sequence of samples (len() and [i]); a single graph, DataFrame or "
-        "Series was passed where one is expected (split_dataset, random_split, a "
+        "Series, or the tuple a splits() call returns, was passed where one is expected "
+        "(split_dataset, random_split, a "
         "DataLoader), so len() or indexing reads the object itself, not a list of samples",
         "print(type(obj), len(obj) if hasattr(obj, '__len__') else 'no len') for what you "
         "passed",

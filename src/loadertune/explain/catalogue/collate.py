@@ -162,4 +162,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "give every sample the same keys (fill a default, drop the optional field, or store "
         "it as an empty tensor), or write a collate_fn that handles missing fields",
         priority=86, explains=("worker_exception", "collate_unsupported_type")),
+    Signature(
+        "bucket_iterator_sort_key", "torchtext's BucketIterator was built without sort_key",
+        (text(r"'<' not supported between instances of 'Example' and 'Example'", 4, key=True),
+         text(r"(?i)BucketIterator|sort_key", 1)),
+        "legacy torchtext's BucketIterator sorts examples to bucket them by length; "
+        "without a sort_key (the dataset's own is set only for its built-in datasets) it "
+        "compares Example objects, which have no order",
+        "look for sort_key= in the BucketIterator (or splits) call",
+        "pass sort_key=lambda ex: len(ex.text) (and sort_within_batch=True), or move off "
+        "the legacy API to a DataLoader with a length-bucketing sampler",
+        priority=85),
 )

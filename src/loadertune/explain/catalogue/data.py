@@ -176,6 +176,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "image size",
         priority=76, context=ABOUT_LOADING, explains=("worker_oom_killed",)),
     Signature(
+        "cached_latents_with_augmentation", "cached encodings cannot take random augmentation",
+        (text(r"when caching latents, either color_aug or random_crop cannot be used", 4,
+              key=True),
+         text(near(r"\bcach\w* (?:the )?latents?\b|\bcache_latents\b", r"\bcolor_aug\b"
+                   r"|\brandom_crop\b|\baugment\w*|\bflip\w*", 200), 2.5, key=True)),
+        "caching each image's encoded latents (or any preprocessed output) fixes its pixels "
+        "once; random augmentation (color_aug, random_crop, flips) has to change them every "
+        "step, so the trainer refuses both together",
+        "look for cache_latents together with color_aug / random_crop in the config",
+        "turn the augmentations off to cache, or stop caching to augment (flip_aug can be "
+        "cached with both orientations in some trainers)",
+        priority=80),
+    Signature(
         "per_worker_cache", "a cache filled inside the workers is one cache per worker",
         # a dict or RAM cache the dataset fills as it reads: each worker fills its own copy
         (text(near(r"\bcache\s*=\s*(?:True|['\"]ram['\"])|\b(?:ram|memory|in-memory) cach\w*"

@@ -153,11 +153,14 @@ SIGNATURES: tuple[Signature, ...] = (
          # told in words, or a lookup failing in detectron2's catalogue
          text(r"(?i)\bdataset\b[^.\n]{0,30}\bnot registered\b", 2.5, key=True),
          text(r"detectron2/data/catalog\.py", 1.5, key=True),
+         # LLaMA-Factory's registry file, read from the working directory
+         text(r"Undefined dataset \S+ in dataset_info\.json", 4, key=True),
          # a name missing from a dataset table the library looks names up in
          text(r"\n[ \t]*[\w.]+ = [\w.]*(?:datasets?|registry|catalog)\w*\[(?:name|dataset_name|"
               r"key)\]\n(?:[^\n]*\n)?KeyError: '[^'\n]+'", 3, key=True),
          text(r"(?i)\bDatasetCatalog\b|\bregister\w*\b|\bregistry\b", 0.5)),
         "detectron2, MMDetection/MMEngine and their kind find a dataset by name in a registry "
+        "(LLaMA-Factory: data/dataset_info.json, read from the working directory) "
         "filled by registration code: that code did not run in this process (the module "
         "defining the dataset class never imported, custom_imports missing), or the config "
         "names something else; a config value of (\"name\") is the string \"name\", not a tuple, "
@@ -211,4 +214,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "turn it into a tuple/list or tensor in the dataset or collate_fn (keep the object "
         "out of the batch), or override transfer_batch_to_device to skip it",
         priority=84),
+    Signature(
+        "indexers_applied_in_reader", "AllenNLP instances indexed in the reader, with workers",
+        (text(r"Found a TextField \(\w+\) with token_indexers already applied, but you'?re "
+              r"using num_workers > 0", 4, key=True),),
+        "with num_workers > 0 AllenNLP 2 sends instances to the workers before indexing, "
+        "and applies the token indexers itself; a dataset reader that builds "
+        "TextField(tokens, indexers) in text_to_instance has applied them already",
+        "look for TextField(..., self._token_indexers) in the reader's text_to_instance",
+        "build TextField(tokens) and set the indexers in the reader's "
+        "apply_token_indexers(instance)",
+        priority=85),
 )

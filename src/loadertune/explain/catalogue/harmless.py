@@ -85,6 +85,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"couldn't be hashed properly, a random hash was used instead", 3, key=True),
          # torchvision's read_video: pts only matters for seeking and audio/video sync
          text(r"The pts_unit 'pts' gives wrong results", 3, key=True),
+         # a feature extractor called without the rate it was given elsewhere: advice only
+         text(r"It is strongly recommended to pass the `?sampling_rate`? argument to this "
+              r"function", 3, key=True),
          text(r"Consider setting `?persistent_workers=True`?", 2.5, key=True),
          text(r"(?i)Consider increasing the value of the `?num_workers`? argument", 2.5,
               key=True),

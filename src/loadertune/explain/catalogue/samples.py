@@ -181,4 +181,53 @@ SIGNATURES: tuple[Signature, ...] = (
         "delete them (find DATA_DIR -name '._*' -delete; dot_clean on a Mac), unpack "
         "archives without them, and skip hidden files when listing samples",
         priority=86, explains=("worker_exception", "label_out_of_range")),
+    Signature(
+        "image_processor_channels", "the image processor cannot tell the channel axis",
+        (text(r"Unable to infer channel dimension format", 4, key=True),
+         text(r"Unsupported number of image dimensions: \d", 3.5, key=True)),
+        "Hugging Face image processors find the channel axis by its size (1 or 3, first or "
+        "last): an RGBA or RGBD image (4 channels), a multi-band array (6 channels), or a "
+        "2-D grayscale array with no channel axis at all cannot be placed",
+        "print(np.asarray(image).shape) for the image the processor gets",
+        "convert to RGB first (image.convert('RGB')), add the channel axis (x[..., None]), "
+        "pass input_data_format= explicitly, or reduce extra bands before the processor",
+        priority=84, explains=("worker_exception",)),
+    Signature(
+        "caption_files_not_found", "the caption files are not where or as the trainer looks",
+        (text(r"No caption file found for \d+ images", 4, key=True),
+         text(r"(?i)caption_extension|\.caption\b", 1)),
+        "the trainer reads one caption file per image, same name with its caption "
+        "extension (sd-scripts: .caption unless caption_extension is set), in the image's "
+        "folder; captions saved as .txt, under other names or elsewhere are not found, and "
+        "training goes on with the folder's class token only",
+        "ls one image folder: each image needs NAME + the caption extension beside it",
+        "set the caption extension to the files' (--caption_extension=.txt) or rename the "
+        "files",
+        priority=80),
+    Signature(
+        "dataset_name_pattern", "a folder or file name does not follow the pattern parsed",
+        (text(near(r"invalid literal for int\(\) with base 10: '[^'\n]*[ _\-a-zA-Z][^'\n]*'",
+                   r"\.split\(['\"][_\-. ]['\"]\)|\bfolder\b|\bdir\w*\b|\bbasename\b|\bstem\b"
+                   r"|os\.path|file_?name", 1500), 3, key=True),),
+        "the dataset (or a trainer's folder scan) reads a number out of each folder or file "
+        "name (kohya's `<repeats>_<name>` folders, a label or frame index in the file name); "
+        "one name does not follow that pattern (a space instead of an underscore, an extra "
+        "file or folder), and parsing it fails",
+        "list the folder and look for the name in the error",
+        "rename it to the expected pattern (e.g. 100_name), or skip names that do not match "
+        "when listing",
+        priority=78, explains=("worker_exception",)),
+    Signature(
+        "imagefolder_metadata_missing", "datasets' folder loader found no metadata file",
+        (text(near(r"\bmetadata\.(?:json\w*|csv)\b", r"\bimagefolder\b|\baudiofolder\b"
+                   r"|load_dataset", 800), 2.5, key=True),
+         text(r"(?i)\bfeatures: \['image'\]|caption_column|\btext column\b", 1)),
+        "datasets' imagefolder/audiofolder builds columns beyond the file (a caption, "
+        "labels) from a metadata file beside the files, named exactly metadata.jsonl, "
+        "metadata.csv or metadata.parquet; another name (metadata.json, .json1) or place, "
+        "and the dataset has only the image column",
+        "print(dataset.features) after load_dataset: only 'image' (and 'label')",
+        "name the file metadata.jsonl (one JSON object per line, with file_name) next to "
+        "the images",
+        priority=80),
 )
