@@ -155,6 +155,8 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "invalid_dataset_args", "a dataset wrapper refuses the datasets or tensors it is given",
         (text(r"Size mismatch between (?:tensors|datasets)", 4, key=True),
+         # skorch's check of the arrays or dicts it wraps
+         text(r"Dataset does not have consistent lengths", 4, key=True),
          text(r"ConcatDataset does not support IterableDataset|ChainDataset only supports "
               r"IterableDataset", 4, key=True),
          raised_in(r"torch/utils/data/dataset\.py in __init__$", 1)),
@@ -287,4 +289,45 @@ SIGNATURES: tuple[Signature, ...] = (
         "__getitem__ returns df.iloc[i]; to split one graph's nodes use masks or index "
         "tensors, not a dataset splitter",
         priority=80, explains=("worker_exception", "iterable_dataset_no_len")),
+    Signature(
+        "series_shorter_than_window", "time series too short for the encoder and prediction "
+        "windows",
+        (text(r"(?:Min encoder length|min_prediction_idx)[^\n]{0,120}too large for \d+ "
+              r"series/groups", 4, key=True),
+         text(near(r"\btime_idx\b|\btime index\b", r"\bnot (?:sequential|consecutive)\b"
+                   r"|\bgaps?\b|\bjumps?\b|\bmissing (?:time ?steps|steps)\b", 300), 2, key=True)),
+        "a windowed time-series dataset (pytorch-forecasting's TimeSeriesDataSet, darts, "
+        "GluonTS) cuts each series into encoder + prediction windows over consecutive "
+        "time steps; series shorter than min_encoder_length + min_prediction_length, or "
+        "whose time index jumps (timestamps used as time_idx), yield no window and are "
+        "dropped, or leave the dataset empty",
+        "per group: the longest run of consecutive time_idx values against the windows' "
+        "minimum lengths",
+        "make time_idx a consecutive step counter per series (or allow_missing_timesteps "
+        "with lengths that fit), lower min_encoder_length / max_prediction_length, or "
+        "drop the short series",
+        priority=84, explains=("empty_dataset",)),
+    Signature(
+        "unseen_category_in_validation", "a category in validation never appears in training",
+        (text(r"Unknown category '[^'\n]*' encountered|y contains previously unseen labels", 4,
+              key=True),
+         # a KeyError out of the encoder's own transform (the message is only the value)
+         text(near(r"\bKeyError\b", r"(?:NaN)?LabelEncoder\.transform|data/encoders\.py", 600), 3,
+              key=True),
+         text(near(r"\b(?:validation|val|test|full)\b(?: set| data| split)?[^.\n]{0,80}"
+                   r"\b(?:not|never|don'?t|doesn'?t|no)\b[^.\n]{0,40}\b(?:in|appear\w*|have|seen)\b"
+                   r"[^.\n]{0,30}"
+                   r"\btrain\w*|\bnot (?:present|seen|there) in (?:the |your )?train\w*|\bnot "
+                   r"\w+ in `?train`?\b[^.\n]{0,40}\bvalidation\b",
+                   r"\bcategor\w*|\bencoder\b|\bclasses_\b|\bKeyError\b", 400), 3, key=True),
+         text(r"(?i)\bNaNLabelEncoder\b|\badd_nan\b|\bcategorical_encoders\b", 1)),
+        "categorical columns are encoded with the categories seen in the training split; a "
+        "value that appears only in validation or test (a month after the cutoff, a rare "
+        "flag) has no code: the encoder raises KeyError ('Unknown category') or turns it "
+        "into NaN, which the dataset then cannot cast to an index",
+        "compare set(val[col]) - set(train[col]) for each categorical column",
+        "fit the encoders on all known categories, allow unknowns (pytorch-forecasting: "
+        "NaNLabelEncoder(add_nan=True) in categorical_encoders), or treat such columns as "
+        "real-valued",
+        priority=84, explains=("worker_exception",)),
 )

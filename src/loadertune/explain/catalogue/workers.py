@@ -95,6 +95,9 @@ SIGNATURES: tuple[Signature, ...] = (
               r"| \(pid[^)]*\))? exited unexpectedly(?: with exit code (?P<code>-?\d+))?"
               r"|RuntimeError\(f?'DataLoader worker \(pid\(s\) \{\w*\}\) exited unexpectedly",
               2.5, key=True),
+         # batchgenerators' (nnU-Net's) words for the same event
+         text(r"One or more background workers are no longer alive|Background workers died"
+              r"|Some background worker is 6 feet under", 3, key=True),
          NUM_WORKERS_ZERO_WORKS),
         "a worker process ended without reporting an error: it crashed, was killed, or "
         "called exit (the signal is not always known)",
