@@ -142,7 +142,7 @@ def with_similar(texts: list[Text]) -> dict[str, tuple[str | None, bool, bool]]:
     named a cause, from a model of the earlier batches), whether its cause is in the list
     shown under that policy, and whether its cause was known."""
     from loadertune.explain import CATALOGUE, normalize
-    from loadertune.explain.match import SIGNALS_BEFORE_SIMILAR, SIMILAR_AFTER_SYMPTOM
+    from loadertune.explain.match import SIGNALS_BEFORE_SIMILAR, SIMILAR_AFTER_SYMPTOM, SYMPTOMS
     from loadertune.explain.reports import SPLITS, read_entry
     from loadertune.explain.similar import Model, similar_causes
     from loadertune.explain.similar_build import build
@@ -151,7 +151,6 @@ def with_similar(texts: list[Text]) -> dict[str, tuple[str | None, bool, bool]]:
               for f, body in [read_entry(p)]]
     fallback = {s.id for s in CATALOGUE if s.fallback}
     ranked = {s.id for s in CATALOGUE if not s.harmless and not s.fallback}
-    symptoms = {symptom for s in CATALOGUE for symptom in s.explains}
     out = {}
     for split in dict.fromkeys(t.split for t in texts):
         before = set(SPLITS[:SPLITS.index(split)])
@@ -162,9 +161,9 @@ def with_similar(texts: list[Text]) -> dict[str, tuple[str | None, bool, bool]]:
         for t in (t for t in texts if t.split == split):
             answer = t.first[0] if t.first else None
             shown = t.first[:SIGNALS_BEFORE_SIMILAR]
-            if answer is None or answer in fallback or answer in symptoms:
+            if answer is None or answer in fallback or answer in SYMPTOMS:
                 near = [s.cause for s in similar_causes(normalize(t.body).text, ranked, model)]
-                if answer in symptoms:
+                if answer in SYMPTOMS:
                     shown += [c for c in near if c not in shown][:SIMILAR_AFTER_SYMPTOM]
                 else:
                     answer, shown = (near[0] if near else answer), near + shown

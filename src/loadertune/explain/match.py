@@ -241,20 +241,28 @@ def by_similar_reports(parsed: Parsed, catalogue: tuple[Signature, ...]) -> list
     return out
 
 
+def symptoms_of(catalogue: tuple[Signature, ...]) -> frozenset[str]:
+    """The ids some entry of ``catalogue`` `explains`: symptoms, not causes."""
+    return frozenset(symptom for s in catalogue for symptom in s.explains)
+
+
+SYMPTOMS = symptoms_of(CATALOGUE)
+
+
 def below_symptom(matches: list[Match], parsed: Parsed,
                   catalogue: tuple[Signature, ...]) -> list[Match]:
     """``matches`` with the similar reports' causes they lack after their first three."""
     named = {m.signature.id for m in matches}
     extra = [m for m in by_similar_reports(parsed, catalogue)
              if m.signature.id not in named][:SIMILAR_AFTER_SYMPTOM]
-    return (matches[:SIGNALS_BEFORE_SIMILAR] + extra + matches[SIGNALS_BEFORE_SIMILAR:])
+    return matches[:SIGNALS_BEFORE_SIMILAR] + extra + matches[SIGNALS_BEFORE_SIMILAR:]
 
 
 def explain_text(text: str, catalogue: tuple[Signature, ...] = CATALOGUE) -> Explanation:
     """Every cause found in ``text`` (a traceback, a log or a pasted issue), best first."""
     parsed = normalize(text[-MAX_TEXT:])
     matches = rank([m for s in catalogue if (m := score_signature(s, parsed)) is not None])
-    symptoms = {symptom for s in catalogue for symptom in s.explains}
+    symptoms = SYMPTOMS if catalogue is CATALOGUE else symptoms_of(catalogue)
     if not matches or matches[0].signature.fallback:
         matches = by_similar_reports(parsed, catalogue) + matches
     elif matches[0].signature.id in symptoms:

@@ -4,7 +4,7 @@ DistributedSampler without a process group."""
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import ABOUT_LOADING
+from loadertune.explain.catalogue.common import ABOUT_LOADING, HANGS
 from loadertune.explain.signature import Signature, exc, frame, near, raised_in, text
 
 # RandomSampler's refusal (old releases spelled it "integeral")
@@ -192,9 +192,9 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"samples)\b|\buneven\w* (?:distribution|split\w*|shard\w*)\b[^.\n]{0,30}"
                    r"\b(?:data|dataset|samples)\b", r"horovod|\bDDP\b|distributed|multi-?(?:gpu|"
                    r"node)|NCCL|\bgloo\b|torchrun|\bGPUs\b", 500), 3, key=True),
-         text(near(r"\bhang\w*|\bhung\b|\bstuck\b|\bfreez\w*|NCCL\w* (?:timeout|watchdog)"
-                   r"|\btimed? ?out\b", r"\buneven (?:inputs|batches|data|shards)\b|\b(?:data|"
-                   r"loader|validation|eval\w*)[^.\n]{0,30}\bshard\w*", 200), 2, key=True),
+         text(near(HANGS + r"|NCCL\w* (?:timeout|watchdog)|\btimed? ?out\b",
+                   r"\buneven (?:inputs|batches|data|shards)\b|\b(?:data|loader|validation|"
+                   r"eval\w*)[^.\n]{0,30}\bshard\w*", 200), 2, key=True),
          text(r"(?i)\bJoin\(|\bjoin\(\)|\bdrop_last\b|\bDistributedSampler\b", 0.5)),
         "every step of a distributed run is a collective (DDP's gradient all-reduce, FSDP's "
         "gathers, a metric's sync): when one rank's loader runs out of batches first (its "

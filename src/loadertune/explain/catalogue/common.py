@@ -32,6 +32,8 @@ GPU_WAITS = (r"\bgpu (?:is |sits |stays )?(?:idle|waiting|starv\w*)|\bgpu idle t
              r"|\bgpus? (?:is |are |being )?under-?(?:used|utili[sz]ed)\b")
 GPU_USE = r"\bgpu[- ]?(?:util\w*|usage|load)"
 # memory told as growing ("RAM keeps increasing", "memory usage is rising")
+# a run told as stopped in words
+HANGS = r"\bhang\w*|\bhung\b|\bstuck\b|\bfreez\w*"
 GROWING = r"\b(?:grow\w*|increas\w*|ris(?:e|es|ing)|climb\w*)"
 MEMORY_GROWS = r"\b(?:memory|RAM)\b[^.\n]{0,40}" + GROWING
 

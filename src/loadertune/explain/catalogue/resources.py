@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loadertune.explain.catalogue.common import ABOUT_LOADING, GPU_USE
+from loadertune.explain.catalogue.common import ABOUT_LOADING, GPU_USE, HANGS
 from loadertune.explain.signature import Signature, near, text
 
 # object stores and the tools that read from them
@@ -126,8 +126,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "output_pipe_full", "the job's output goes into a pipe nobody reads",
         (text(near(r"std(?:out|err)\s*=\s*(?:subprocess\.)?PIPE|\b(?:stdout|stderr|output|logs?)\b"
                    r"[^.\n]{0,60}\bpipes?\b|\bpipes?\b[^.\n]{0,40}\b(?:buffers?|fill\w*|full)\b"
-                   r"|\b(?:fill\w*|full)\b[^.\n]{0,80}\bpipes?\b", r"\bhang\w*|\bhung\b|\bstuck\b"
-                   r"|\bfreez\w*|\bfroze\w*|\bblock\w*", 400), 3, key=True),
+                   r"|\b(?:fill\w*|full)\b[^.\n]{0,80}\bpipes?\b",
+                   HANGS + r"|\bfroze\w*|\bblock\w*", 400), 3, key=True),
          text(r"\bpipe_write\b", 2, key=True),
          text(r"(?i)\bweb ?ui\b|\bgui\b|\bPopen\b|\blauncher\b", 0.5)),
         "a launcher (a web UI, a GUI, a distributed launcher, subprocess.Popen with "
