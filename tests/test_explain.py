@@ -23,6 +23,7 @@ from test_explain_torch_errors import CASES as TORCH_REFUSALS
 from torch.utils.data import Dataset
 
 from loadertune.explain import CATALOGUE, explain_text
+from loadertune.explain.catalogue import library_messages
 from loadertune.explain.normalize import normalize
 from loadertune.trial.supervisor import kill_tree
 
@@ -191,13 +192,15 @@ TEXT_ONLY = {
 
 def test_every_catalogue_entry_is_exercised() -> None:
     """Each entry is caused for real by a scenario or by torch refusing an argument, matched
-    in a real-world corpus text, or its text (checked against torch's source above) is
-    matched right here."""
+    in a real-world corpus text, its text (checked against torch's source above) is
+    matched right here, or a library's message for it names it (test_explain_library_messages
+    checks each)."""
     ids = {s.id for s in CATALOGUE}
     for cause, text in TEXT_ONLY.items():
         assert explain_text(text).primary.signature.id == cause, cause
     covered = (set(EXPECTED.values()) | set(TEXT_ONLY) | CORPUS_CAUSES
-               | {cause for _, cause in TORCH_REFUSALS.values()} | {"dataloader_failure"})
+               | {cause for _, cause in TORCH_REFUSALS.values()} | {"dataloader_failure"}
+               | set(library_messages.RAISED) | set(library_messages.WARNED))
     assert ids <= covered, ids - covered
 
 

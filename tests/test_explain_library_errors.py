@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -87,6 +87,15 @@ def loader(n: int, **options: object) -> Callable[[], DataLoader]:
     return lambda: DataLoader(Squares(n), batch_size=2, **options)
 
 
+class Stream(torch.utils.data.IterableDataset):
+    def __iter__(self) -> Iterator[torch.Tensor]:
+        return iter(torch.ones(4, 2))
+
+
+def stream() -> DataLoader:
+    return DataLoader(Stream(), batch_size=2)
+
+
 # each case: the run, a phrase of the library's own text, the cause
 CASES: dict[str, tuple[Callable[[Path], object], str, str]] = {
     "trainer.test without a test_dataloader": (
@@ -101,6 +110,13 @@ CASES: dict[str, tuple[Callable[[Path], object], str, str]] = {
     "a frozen dataclass in the batch": (
         lambda root: trainer(root).fit(BoxModel(train_dataloader=loader(4, collate_fn=with_box))),
         "A frozen dataclass was passed", "frozen_dataclass_batch"),
+    "an empty training loader": (
+        lambda root: trainer(root).fit(Model(train_dataloader=loader(0))),
+        "across ranks is zero", "empty_dataset"),
+    "a fraction of the batches of a stream": (
+        lambda root: trainer(root, limit_train_batches=0.5).fit(
+            Model(train_dataloader=stream)), "must be `1.0` or an int",
+        "iterable_dataset_no_len"),
     "overfitting a shuffled loader": (
         lambda root: trainer(root, overfit_batches=1, log_every_n_steps=1).fit(
             Model(train_dataloader=loader(4, shuffle=True))), "requested to overfit",

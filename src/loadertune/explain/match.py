@@ -136,6 +136,8 @@ LOOSE = ((True, False, FOLDED_WEIGHT), (False, True, FOLDED_WEIGHT),
 
 def _found(signal: Signal, parsed: Parsed) -> tuple[list[Hit], float]:
     """Where ``signal`` is found (as written, else retyped or re-wrapped) and its weight."""
+    if signal.needle and signal.needle not in parsed.lowered:
+        return [], signal.weight
     limit = max(MAX_HITS, signal.min_count)
     hits, weight = _hits(signal, parsed, limit), signal.weight
     loose = signal.where in ("text", "exception") and len(parsed.text) <= LOOSE_MAX_TEXT

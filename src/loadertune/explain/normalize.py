@@ -12,6 +12,7 @@ printed at shutdown).
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 from dataclasses import dataclass
@@ -90,6 +91,11 @@ class Parsed:
     flat: str = ""  # text with each single line break a space (same offsets)
     joins_lines: bool = False  # flat differs from text: a search across line breaks can add
     raisers: tuple[tuple[int, str], ...] = ()
+
+    @functools.cached_property
+    def lowered(self) -> str:
+        """The text in lower case, for a quick look for a word before a regex search."""
+        return self.text.lower()
 
     def view(self, where: str) -> tuple[tuple[int, str], ...]:
         """The ``(line index, text)`` items a frame, raiser or exception signal reads."""

@@ -42,6 +42,7 @@ class Signal:
     where: Where = "text"
     key: bool = False
     min_count: int = 1
+    needle: str = ""  # a lower-case word the text holds wherever the pattern can match
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
     folded: re.Pattern[str] = field(init=False, repr=False, compare=False)
     ignores_case: bool = field(init=False, repr=False, compare=False)
@@ -74,6 +75,49 @@ def raised_in(pattern: str, weight: float = 1.0, *, key: bool = False) -> Signal
     """A signal looked for in the innermost frame of each traceback (``path in function``):
     the code that raised the exception, not the frames that called it."""
     return Signal(pattern, weight, "raiser", key)
+
+
+# a library's message as its source writes it: placeholders (f-string fields, %-formats)
+PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[sdrfi]|\\n")
+QUOTES = "`'\""
+SAID_PREFIX = 70  # literal characters matched: enough to tell, short enough for a cut-off paste
+
+
+def said_pattern(message: str) -> str:
+    """A regex for ``message`` as a library writes it in its source (``"Column {key} not in
+    the dataset"``): its literal words in order, each placeholder any short run of text,
+    quotes and backticks optional (pastes and markdown drop them), spaces as any whitespace,
+    and only the first ``SAID_PREFIX`` literal characters, so a message cut off or changed
+    at its end by another release still matches."""
+    parts: list[str] = []
+    size = 0
+    for piece in PLACEHOLDER.split(message):
+        literal = piece.strip()
+        if not literal:
+            continue
+        body = "".join(rf"[{QUOTES}]?" if c in QUOTES else r"\s+" if c.isspace()
+                       else re.escape(c) for c in " ".join(literal.split()))
+        parts.append(body)
+        size += len(literal)
+        if size >= SAID_PREFIX:
+            break
+    if not parts:
+        raise ValueError(f"no literal text in message {message!r}")
+    return r"(?s:.{0,200}?)".join(parts)
+
+
+def said_needle(message: str) -> str:
+    """The longest word of the message's matched start, in lower case."""
+    pattern = said_pattern(message)
+    words = re.findall(r"[a-z_]{3,}", re.sub(r"\\\w|\(\?s:[^)]*\)", " ", pattern.lower()))
+    return max(words, key=len, default="")
+
+
+def said(messages: tuple[str, ...], weight: float, *, key: bool = True) -> tuple[Signal, ...]:
+    """A signal for each of ``messages``, written as the library's source writes it (one
+    regex each: a literal start lets the search skip ahead, an alternation of them cannot)."""
+    return tuple(Signal(said_pattern(m), weight, "text", key, needle=said_needle(m))
+                 for m in messages)
 
 
 @dataclass(frozen=True)

@@ -78,4 +78,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "return labels in the loss's format from the dataset (one-hot for BCEWithLogitsLoss, "
         "class indices for CrossEntropyLoss), or pick the loss that matches the labels",
         priority=86),
+    Signature(
+        "cutmix_mixup_per_sample", "CutMix or MixUp is applied to single samples, not "
+        "batches",
+        (text(near(r"\b(?:CutMix|MixUp)\b", r"\bbatch(?:ed|_size)?\b|\btransforms?\b",
+                   200), 1.5, key=True),),
+        "torchvision's v2.CutMix and v2.MixUp mix the samples of a batch with each other, "
+        "so they take a batch (N x C x H x W images with 1-D integer labels), not one "
+        "sample; placed in the dataset's transform (a Compose applied per item) they get a "
+        "PIL image or a 3-D tensor and a scalar label",
+        "print(images.shape, labels.shape) where CutMix/MixUp is called: it should be "
+        "(N, C, H, W) and (N,)",
+        "apply them after batching: in collate_fn (lambda b: cutmix(*default_collate(b))) "
+        "or on the batch in the training loop, with integer labels",
+        priority=86, explains=("worker_exception", "transform_input_type")),
 )

@@ -225,4 +225,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "build TextField(tokens) and set the indexers in the reader's "
         "apply_token_indexers(instance)",
         priority=85),
+    Signature(
+        "resume_state_mismatch", "the loader state saved in a checkpoint does not fit the "
+        "loader it is restored into",
+        (text(near(r"\bstate\b", r"\bdoesn'?t match the current one|\bstates? in the "
+                   r"checkpoint\b", 60), 1.5, key=True),
+         text(r"(?i)\bload_state_dict\b|\bresum\w+|\bckpt_path\b", 0.5)),
+        "a resumable loader (litdata's StreamingDataLoader, Lightning's CombinedLoader, "
+        "torchdata's StatefulDataLoader) saves how far each worker got; restored into a "
+        "loader built with other settings (num_workers, shuffle, seed, input_dir, "
+        "drop_last, the number of loaders) it cannot map that state onto the new workers "
+        "and refuses",
+        "diff the loader's arguments in the run that saved the checkpoint and in this one",
+        "rebuild the loader with the saved run's settings to resume mid-epoch, or resume "
+        "from an epoch boundary without the loader state (drop it from the checkpoint)",
+        priority=86),
 )

@@ -1,0 +1,580 @@
+"""What libraries raise or warn about a user's data, in their own words, by the cause each
+reports.
+
+A known cause often reaches a user in the words of the library between them and torch (a
+Trainer, a dataset hub, a detection framework) that nobody had reported yet. These are the
+messages as each library's source writes them (placeholders kept), read from the source of
+Hugging Face datasets 5.2, transformers 5.25, Accelerate 1.16 and Lightning 2.6 (installed)
+and of torchvision, timm, MONAI, MMEngine, Ultralytics, webdataset, litdata and MosaicML
+streaming (their repositories), mapped to the cause each reports. `catalogue` adds them to
+the entries as signals (`signature.said`): a raised message is strong evidence on its own, a
+warning weak (it is printed in runs that fail for other reasons too).
+"""
+
+from __future__ import annotations
+
+RAISED: dict[str, tuple[str, ...]] = {
+    "audio_backend_missing": (
+        # datasets
+        "To support decoding audio data, please install 'torchcodec'.",
+    ),
+    "collate_size_mismatch": (
+        # monai
+        "\\n\\nMONAI hint: if your transforms intentionally create images of different shapes, "
+        "creating your `DataLoader` with `collate_fn=pad_list_data_collate` might solve this "
+        "problem (check its documentation).",
+        "\\nCollate error on the key '{key}' of dictionary data.",
+        # transformers
+        "Unable to create tensor, you should probably activate truncation and/or padding with "
+        "'padding=True' 'truncation=True' to have batched tensors with the same length. Perhaps "
+        "your features (`{key}` in this case) have excessive nesting (inputs type `list` where "
+        "type `int` is expected).",
+        "Unable to convert output '{key}' (type: {type(value).__name__}) to tensor: "
+        "{str(e)}\\nYou can try:\\n  1. Use padding=True to ensure all outputs have the same "
+        "shape\\n  2. Set return_tensors=None to return Python objects instead of tensors",
+    ),
+    "collate_unsupported_type": (
+        # transformers
+        "type of {first_element} unknown: {type(first_element)}. Should be one of a python, "
+        "numpy, or pytorch object.",
+    ),
+    "column_not_found": (
+        # datasets
+        "Column name {list(missing_columns)} not in the dataset. Current columns in the "
+        "dataset: {dataset._data.column_names}",
+        'Column {key} not in the dataset. Current columns in the dataset: {columns}',
+        "Columns {list(missing_columns)} not in the dataset. Current columns in the dataset: "
+        "{self._data.column_names}",
+        "Input column {list(missing_columns)} not in the dataset. Current columns in the "
+        "dataset: {self._data.column_names}",
+        "Column to remove {list(missing_columns)} not in the dataset. Current columns in the "
+        "dataset: {self._data.column_names}",
+        "Original column name {original_column_name} not in the dataset. ",
+        "Column '{column_name}' doesn't exist.",
+    ),
+    "corrupt_annotations": (
+        # mmengine
+        "The annotations loaded from annotation file should be a dict, but got "
+        "{type(annotations)}!",
+        'Annotation must have data_list and metainfo keys',
+        "raw_data_info: {raw_data_info} dose not contain prefix key{prefix_key}, please check "
+        "your data_prefix.",
+        # ultralytics
+        'labels require 5 columns, {lb.shape[1]} columns detected',
+        'labels require {(5 + nkpt * ndim)} columns each',
+        'non-normalized or out of bounds coordinates {points[points > 1.01]}',
+        'negative class labels or coordinate {lb[lb < -0.01]}',
+        "Label class {int(max_cls)} exceeds dataset class count {num_cls}. Possible class "
+        "labels are 0-{num_cls - 1}",
+        "No valid images found in {cache_path}. Images with incorrectly formatted labels are "
+        "ignored. {HELP_URL}",
+    ),
+    "crop_larger_than_image": (
+        # torchvision
+        'Required crop size {(th, tw)} is larger than input image size {(h, w)}',
+    ),
+    "cutmix_mixup_per_sample": (
+        # torchvision
+        '{type(self).__name__}() does not support PIL images, bounding boxes and masks.',
+        'labels tensor should be of shape (batch_size,) but got shape {labels.shape} instead.',
+        "Expected a batched input with {expected_num_dims} dims, but got {inpt.ndim} dimensions "
+        "instead.",
+    ),
+    "dataset_config_invalid": (
+        # ultralytics
+        "'kpt_shape' in data.yaml missing or incorrect. Should be a list with [number of "
+        "keypoints, number of dims (2 for x,y or 3 for x,y,visible)], i.e. 'kpt_shape: [17, 3]'",
+        "{dataset} '{k}:' key missing ❌.\\n'train' and 'val' are required in all data YAMLs.",
+        "{dataset} key missing ❌.\\n either 'names' or 'nc' are required in all data YAMLs.",
+        "{dataset} 'names' length {len(data['names'])} and 'nc: {data['nc']}' must match.",
+        "No YAML file found in '{path.resolve()}'",
+        "Expected 1 YAML file in '{path.resolve()}', but found {len(files)}.\\n{files}",
+        'Classification datasets must be a directory (data="path/to/dir") not a file '
+        '(data="{dataset}"), See https://docs.ultralytics.com/datasets/classify/',
+    ),
+    "dataset_not_downloaded": (
+        # torchvision
+        'Dataset not found. You can use download=True to download it',
+        'Dataset not found or corrupted. You can use download=True to download it',
+        'Dataset metadata file not found or corrupted. You can use download=True to download it',
+        "Dataset not found or incomplete. Please make sure all required folders for the "
+        'specified "split" and "mode" are inside the "root" directory',
+        "The archive {} is not present in the root directory or is corrupted. You need to "
+        "download it externally and place it in {}.",
+        "The meta file {} is not present in the root directory or is corrupted. This file is "
+        "automatically created by the ImageNet dataset.",
+        # ultralytics
+        "Dataset '{name}' images not found, missing path '{next(x for x in val if not "
+        "x.exists())}'\\nNote dataset download directory is '{DATASETS_DIR}'. You can update "
+        "this in '{SETTINGS_FILE}'",
+    ),
+    "dataset_not_registered": (
+        # mmengine
+        "{obj_type} is not in the {registry.scope}::{registry.name} registry. Please check "
+        "whether the value of `{obj_type}` is correct or it was registered as expected. More "
+        "details can be found at "
+        "https://mmengine.readthedocs.io/en/latest/advanced_tutorials/config.html#import-the-custom-module",
+    ),
+    "dataset_retry_recursion": (
+        # mmengine
+        "Cannot find valid image after {self.max_refetch}! Please check your image path and "
+        "pipeline",
+    ),
+    "dataset_script_unsupported": (
+        # datasets
+        'Dataset scripts are no longer supported, but found {filename}',
+    ),
+    "datasets_cache_location": (
+        # datasets
+        "Not enough disk space. Needed: {size_str(self.info.size_in_bytes or 0)} (download: "
+        "{size_str(self.info.download_size or 0)}, generated: {size_str(self.info.dataset_size "
+        "or 0)}",
+    ),
+    "dependency_version_mismatch": (
+        # accelerate
+        "StatefulDataLoader is not available. Please install torchdata version 0.8.0 or higher "
+        "to use it.",
+        # timm
+        'Please update to a newer PyTorch and torchvision for Places365 dataset.',
+    ),
+    "dispatch_batches_concat": (
+        # accelerate
+        "You can't use batches of different size with `dispatch_batches=True` or when using an "
+        "`IterableDataset`.either pass `dispatch_batches=False` and have each process fetch its "
+        "own batch  or pass `split_batches=True`. By doing so, the main process will fetch a "
+        "full batch and slice it into `num_processes` batches for each process.",
+    ),
+    "empty_dataset": (
+        # datasets
+        'No (supported) data files found in {path}',
+        "The directory at {base_path} doesn't contain any data files",
+        "Unable to find '{pattern}' with any supported extension {list(allowed_extensions)}",
+        "Couldn't find any data file at {relative_to_absolute_path(path)}. Couldn't find "
+        "'{path}' on the Hugging Face Hub either: {type(e1).__name__}: {e1}",
+        # timm
+        'Found 0 images in subfolders of {root}. Supported image extensions are {", '
+        '".join(get_img_extensions())}',
+        'assert os.path.exists(root)',
+        # torchvision
+        "Couldn't find any class folder in {directory}.",
+        "Found no valid file for the classes {', '.join(sorted(empty_classes))}. Supported "
+        "extensions are: {extensions if isinstance(extensions, str) else ', '.join(extensions)}",
+        # ultralytics
+        '{self.prefix}Error loading data from {img_path}\\n{HELP_URL}',
+        '{self.prefix}No images found in {img_path}. {FORMATS_HELP_MSG}',
+        "{dataset} '{k}:' no training images found",
+        # webdataset
+        'pipeline stage received no data at all and this was declared as an error',
+    ),
+    "framework_rebuilds_loader": (
+        # lightning
+        "Trying to inject custom `Sampler` into the `{dataloader_cls_name}` instance. This "
+        "would fail as some of the `__init__` arguments are not available as instance "
+        "attributes. The missing attributes are {sorted_required_args}. If you instantiate your "
+        "`{dataloader_cls_name}` inside a `*_dataloader` hook of your module, we will do this "
+        "for you. Otherwise, define {missing_args_message} inside your `__init__`.",
+        "Trying to inject parameters into the `{dataloader_cls_name}` instance. This would fail "
+        "as it doesn't expose all its attributes in the `__init__` signature. The missing "
+        "arguments are {sorted_missing_kwargs}. HINT: If you wrote the `{dataloader_cls_name}` "
+        "class, add the `__init__` arguments or allow passing `**kwargs`",
+        "Trying to inject a modified sampler into the batch sampler; however, it seems the "
+        "class `{batch_sampler_cls.__qualname__}` does not have an argument called `sampler.` "
+        "To mitigate this, expose an argument `sampler` in the `__init__` method of your custom "
+        "class.",
+        "Lightning can't inject a (distributed) sampler into your batch sampler, because it "
+        "doesn't subclass PyTorch's `BatchSampler`. To mitigate this, either follow the API of "
+        "`BatchSampler` or set `Trainer(use_distributed_sampler=False)`. If you choose the "
+        "latter, you will be responsible for handling the distributed sampling within your "
+        "batch sampler.",
+        "Lightning can't inject a (distributed) sampler into your batch sampler, because it "
+        "doesn't subclass PyTorch's `BatchSampler`. To mitigate this, either follow the API of "
+        "`BatchSampler` or set`.setup_dataloaders(..., use_distributed_sampler=False)`. If you "
+        "choose the latter, you will be responsible for handling the distributed sampling "
+        "within your batch sampler.",
+        "The {constructor.__name__} implementation has an error where more than one `__init__` "
+        "argument can be passed to its parent's `{argument}=...` `__init__` argument. This is "
+        "likely caused by allowing passing both a custom argument that will map to the "
+        "`{argument}` argument as well as `**kwargs`. `kwargs` should be filtered to make sure "
+        "they don't contain the `{argument}` key. This argument was automatically passed to "
+        "your object by PyTorch Lightning.",
+        "You seem to have configured a sampler in your DataLoader which does not provide "
+        "`__len__` method. The sampler was about to be replaced by `DistributedSamplerWrapper` "
+        "since `use_distributed_sampler` is True and you are using distributed training. Either "
+        "provide `__len__` method in your sampler, remove it from DataLoader or set "
+        "`use_distributed_sampler=False` if you want to handle distributed sampling yourself.",
+        "You seem to have configured a sampler in your DataLoader which does not provide finite "
+        "`__len__` method. The sampler was about to be replaced by `DistributedSamplerWrapper` "
+        "since `use_distributed_sampler` is True and you are using distributed training. Either "
+        "provide `__len__` method in your sampler which returns a finite number, remove it from "
+        "DataLoader or set `use_distributed_sampler=False` if you want to handle distributed "
+        "sampling yourself.",
+    ),
+    "frozen_dataclass_batch": (
+        # lightning
+        'A frozen dataclass was passed to `apply_to_collection` but this is not allowed.',
+    ),
+    "group_by_length_unsupported": (
+        # transformers
+        "Can only automatically infer lengths for datasets whose items are dictionaries with an "
+        "'{model_input_name}' key.",
+    ),
+    "hub_dataset_inaccessible": (
+        # datasets
+        "Dataset '{path}' doesn't exist on the Hub or cannot be accessed.",
+    ),
+    "image_processor_channels": (
+        # transformers
+        'Unable to infer channel dimension format',
+        'Unsupported number of image dimensions: {image.ndim}',
+        'mean must have {num_channels} elements if it is an iterable, got {len(mean)}',
+    ),
+    "imagefolder_metadata_missing": (
+        # datasets
+        "`file_name`, `*_file_name`, `file_names` or `*_file_names` must be present as "
+        "dictionary key in metadata files",
+    ),
+    "invalid_dataset_args": (
+        # datasets
+        "Failed to concatenate on axis=1 because tables don't have the same number of rows",
+        # litdata
+        'Shuffle should be a boolean. Found {shuffle}',
+        'subsample must be a float with value between 0 and 1.',
+        # mmengine
+        'metainfo should be a dict, but got {type(metainfo)}',
+        'prefix should be a string, but got {type(prefix)}',
+        'transform should be a callable object, but got {type(transform)}',
+        'transform must be a callable object or dict, but got {type(transform)}',
+        '{indices} is out of dataset length({len(self)}',
+        'indices should be a int or sequence of int, but got {type(indices)}',
+        '{type(self)} must implement `get_cat_ids` method',
+        "elements in datasets sequence should be config or `BaseDataset` instance, but got "
+        "{type(dataset)}",
+        '{key} does not in the meta information of the {i}-th dataset',
+        'The type of {key} in the {i}-th dataset should be the same with the first dataset',
+        "The meta information of the {i}-th dataset does not match meta information of the "
+        "first dataset",
+        "`ConcatDataset` dose not support `get_subset` and `get_subset_` interfaces because "
+        "this will lead to ambiguous implementation of some methods. If you want to use "
+        "`get_subset` or `get_subset_` interfaces, please use them in the wrapped dataset first "
+        "and then use `ConcatDataset`.",
+        # monai
+        '`transform` must be a callable or a list of callables that is Composable',
+        "Invalid argument combination: `track_meta=True` cannot be used with "
+        "`weights_only=True`. To cache and reload MetaTensors, set `track_meta=True` and "
+        "`weights_only=False`.",
+        'transform must be an instance of monai.transforms.Compose.',
+        'Options other than `runtime_cache=False` is not implemented yet.',
+        'replace_rate must be greater than 0, otherwise, please use monai.data.CacheDataset.',
+        "All loaded arrays must have the same first dimension size {self.length}, array `{k}` "
+        "has size {v.shape[0]}",
+        '`src` must be file path or pandas `DataFrame`.',
+        # mosaic
+        'You must provide either `streams` or `remote`/`local`, but not both.',
+        'Epoch size cannot be negative. Received {epoch_size_value}.',
+        'Invalid sampling method: {sampling_method}. Must be one of `balanced` or `fixed`.',
+        '`sampling_granularity` must be a positive integer, but got: {self.sampling_granularity}.',
+        "Invalid batching method: {batching_method}. Must be one of `random`, `stratified`, "
+        "`per_stream`, or `device_per_stream`.",
+        # torchvision
+        'Both extensions and is_valid_file cannot be None or not None at the same time',
+        'Only transforms or transform/target_transform can be passed as argument',
+        # webdataset
+        'perepoch {nsample} must be no greater than the number of shards',
+        'specify only one of perepoch or choose',
+    ),
+    "invalid_loader_args": (
+        # transformers
+        "--dataloader_prefetch_factor can only be set when data is loaded in a different "
+        "process, i.e. when --dataloader_num_workers > 0.",
+    ),
+    "invalid_sampler_args": (
+        # accelerate
+        "To use a `DataLoader` in `split_batches` mode, the batch size "
+        "({dataloader.batch_size}) needs to be a round multiple of the number of processes "
+        "({num_processes}).",
+        "To use `BatchSamplerShard` in `split_batches` mode, the batch size ({self.batch_size}) "
+        "needs to be a round multiple of the number of processes ({num_processes}).",
+        "To use `IterableDatasetShard` in `split_batches` mode, the batch size ({batch_size}) "
+        "needs to be a round multiple of the number of processes ({num_processes}).",
+    ),
+    "iterable_dataset_no_len": (
+        # lightning
+        "When using an `IterableDataset`, `Trainer(limit_{stage.dataloader_prefix}_batches)` "
+        "must be `1.0` or an int. An int specifies `num_{stage.dataloader_prefix}_batches` to "
+        "use.",
+        "When using an IterableDataset for `train_dataloader`, `Trainer(val_check_interval)` "
+        "must be time based, `1.0` or an int. An int k specifies checking validation every k "
+        "training batches.",
+        # timm
+        'Invalid split definition, num_samples not specified in train mode.',
+        # transformers
+        "The train_dataset does not implement __len__, so the number of training steps cannot "
+        "be inferred; max_steps has to be specified. The total number of steps must be known in "
+        "advance to bound the training loop and to configure the learning rate scheduler.",
+        "args.max_steps must be set to a positive value if dataloader does not have a length, "
+        "was {args.max_steps}",
+    ),
+    "iterable_duplicates": (
+        # webdataset
+        'you need to add an explicit nodesplitter to your input pipeline for multi-node training',
+        'input pipeline needs to be reconfigured for multinode training',
+    ),
+    "label_out_of_range": (
+        # datasets
+        'Class label {example_data:d} greater than configured num_classes {self.num_classes}',
+    ),
+    "lightning_hook_missing": (
+        # lightning
+        "An invalid dataloader was passed to "
+        "`Trainer.{trainer_fn.value}({prefix}dataloaders=...)`. Found {dataloader}. Either pass "
+        "the dataloader to the `.{trainer_fn.value}()` method OR implement `def "
+        "{source.name}(self):` in your LightningModule/LightningDataModule.",
+        "An invalid dataloader was returned from "
+        "`{type(source.instance).__name__}.{source.name}()`. Found {dataloader}.",
+        '`train_dataloader` must be implemented to be used with the Lightning Trainer',
+        '`val_dataloader` must be implemented to be used with the Lightning Trainer',
+    ),
+    "loader_exhausted": (
+        # accelerate
+        "Batch does not contain any data (`{batch}`). At the end of all iterable data available "
+        "before expected stop iteration.",
+    ),
+    "map_output_length_mismatch": (
+        # datasets
+        "Column lengths mismatch: columns {bad_cols} have length {[len(processed_inputs[col]) "
+        "for col in bad_cols]} while {first_col} has length {len(processed_inputs[first_col])}.",
+        "Column lengths mismatch: columns {bad_cols} have length {[len(inputs[col]) for col in "
+        "bad_cols]} while {first_col} has length {expected_length}. Make sure the mapped "
+        "function returns all columns at the same length, or drop the offending input columns "
+        "with `remove_columns`.",
+    ),
+    "media_tokens_mismatch": (
+        # transformers
+        "The total number of {self.image_token} tokens in the prompts should be the same as the "
+        "number of images passed. Found total {sum(n_images_in_text)} {self.image_token} tokens "
+        "and {len(images)} images.",
+        "Mismatch in `{modality}` token count between text and `input_ids`. Got ids={ids_count} "
+        "and text={text_count}. Likely due to `truncation='max_length'`. Please disable "
+        "truncation or increase `max_length`.",
+    ),
+    "not_a_dataset": (
+        # datasets
+        "Dataset at position {i} has at least one split: {list(dataset)}\\nPlease pick one to "
+        "interleave with the other datasets, for example: dataset['{next(iter(dataset))}']",
+    ),
+    "random_split_lengths": (
+        # datasets
+        "With n_samples={n_samples}, test_size={test_size} and train_size={train_size}, the "
+        "resulting train set will be empty. Adjust any of the aforementioned parameters.",
+    ),
+    "resume_state_mismatch": (
+        # lightning
+        "The CombinedLoader has {len(stateful_loaders)} stateful loaders, but found "
+        "{len(states)} states in the checkpoint. Please make sure you define the same "
+        "dataloaders that were used when saving the checkpoint.",
+        # litdata
+        "The provided `num_workers` state doesn't match the current one. Found "
+        "`{self.worker_env.world_size}` instead of `{state['num_workers']}`.",
+        "The provided `shuffle` state doesn't match the current one. Found `{self.shuffle}` "
+        "instead of `{state['shuffle']}`.",
+        "The provided `input_dir` path state doesn't match the current one. Found "
+        "`{self.input_dir.path}` instead of `{state['input_dir_path']}`.",
+        "The provided `input_dir` URL state doesn't match the current one. Found "
+        "`{self.input_dir.url}` instead of `{state['input_dir_url']}`.",
+        "The provided `seed` state doesn't match the current one. Found `{self.seed}` instead "
+        "of `{state['seed']}`.",
+        "The provided `item_loader` state doesn't match the current one. Found "
+        "`{self.item_loader.state_dict()}` instead of `{state['item_loader']}`.",
+        "The provided `drop_last` state doesn't match the current one. Found `{self.drop_last}` "
+        "instead of `{state['drop_last']}`.",
+    ),
+    "streaming_local_dir_reuse": (
+        # mosaic
+        'Reused local directory: {duplicate_local_dirs}. Provide a different one.',
+        "Reused local directory: {streams_local} vs {their_locals}. Provide a different one. If "
+        "using a unique local directory, try deleting the local directory and call "
+        "`streaming.base.util.clean_stale_shared_memory()` only once in your script to clean up "
+        "the stale shared memory before instantiation of `StreamingDataset`.",
+    ),
+    "tokenizer_no_pad_token": (
+        # transformers
+        "Asking to pad but the tokenizer does not have a padding token. Please select a token "
+        "to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new "
+        "pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.",
+        "You are attempting to pad samples but the tokenizer you are using "
+        "({tokenizer.__class__.__name__}) does not have a pad token.",
+    ),
+    "too_few_shards": (
+        # datasets
+        "Cannot iterate with strategy='shards': the dataset now has "
+        "num_shards={ex_iterable.num_shards}, which is lower than world_size={world_size}, so "
+        "some nodes would not be assigned any shard.",
+        "Cannot split an iterable dataset with num_shards={dataset._ex_iterable.num_shards} "
+        "across world_size={world_size} nodes with strategy='shards' because some nodes would "
+        "not be assigned any shard.",
+        # webdataset
+        "No samples found in dataset; perhaps you have fewer shards than workers.\\nTurn off "
+        "using empty_check=False in the WebDataset constructor.",
+    ),
+    "trainer_removes_columns": (
+        # transformers
+        "No columns in the dataset match the model's forward method signature: ({', "
+        "'.join(signature_columns)}). The following columns have been ignored: [{', "
+        "'.join(ignored_columns)}]. Please check the dataset and model. You may need to set "
+        "`remove_unused_columns=False` in `TrainingArguments`.",
+        "The batch received was empty, your model won't be able to train on it. Double-check "
+        "that your training dataset contains keys expected by the model: "
+        "{','.join(self._signature_columns)}.",
+    ),
+    "transform_input_type": (
+        # torchvision
+        'pic should be PIL Image or ndarray. Got {type(pic)}',
+        'pic should be PIL Image. Got {type(pic)}',
+        'img should be PIL Image. Got {type(img)}',
+        'img should be Tensor Image. Got {type(tensor)}',
+        'Input tensor should be a float tensor. Got {tensor.dtype}.',
+        '{type(self).__name__}() does not support PIL images.',
+        "Functional F.{functional.__name__} supports inputs of type {registry.keys()}, but got "
+        "{input_type} instead.",
+        'No image, video, mask or bounding box was found in the sample',
+    ),
+    "uneven_batches_per_rank": (
+        # lightning
+        "`{dataloader_cls_name}` within local rank has zero length. Please make sure that it "
+        "returns at least 1 batch.",
+    ),
+    "wds_duplicate_keys": (
+        # datasets
+        'Duplicate field {field_name!r} for sample {example_key!r} in TAR archive {tar_path!r}',
+        # webdataset
+        '{fname}: duplicate file name in tar file {suffix} {current_sample.keys()}',
+    ),
+    "worker_exited": (
+        # datasets
+        "One of the subprocesses has abruptly died during map operation.To debug the error, "
+        "disable multiprocessing.",
+    ),
+}
+
+WARNED: dict[str, tuple[str, ...]] = {
+    "collate_size_mismatch": (
+        # monai
+        '{l_str} E: {e}, shape {[elem.shape for elem in batch]} in collate({batch_str})',
+        '{l_str} collate list inconsistent sizes, got size: {sizes}, in collate({batch_str})',
+    ),
+    "collate_unsupported_type": (
+        # monai
+        '{l_str} E: {e}, type {[type(elem).__name__ for elem in batch]} in collate({batch_str})',
+        '{l_str} E: unsupported type in collate {batch_str}.',
+    ),
+    "corrupt_annotations": (
+        # ultralytics
+        '{prefix}{im_file}: ignoring corrupt image/label: {e}',
+        "Box and segment counts should be equal, but got len(segments) = {len_segments}, "
+        "len(boxes) = {len_boxes}. To resolve this only boxes will be used and all segments "
+        "will be removed. To avoid this please supply either a detect or segment dataset, not a "
+        "detect-segment mixed dataset.",
+    ),
+    "dataset_layout_mismatch": (
+        # ultralytics
+        '{self.prefix}No labels found in {path}. {HELP_URL}',
+        'Labels are missing or empty in {cache_path}, training may not work correctly. {HELP_URL}',
+        "Dataset 'split=train' not found at {train_set}",
+    ),
+    "dataset_not_downloaded": (
+        # ultralytics
+        'Dataset not found, missing path {data_dir}, attempting download...',
+    ),
+    "empty_dataset": (
+        # lightning
+        "Total length of `{type(dataloader).__name__}` across ranks is zero. Please make sure "
+        "this was your intention.",
+        "`{dataloader.__class__.__name__}` returned 0 length. Please make sure this was your "
+        "intention.",
+        '`Trainer.fit` stopped: No training batches.',
+        # ultralytics
+        'No images found in {data_dir} or its subdirectories.',
+        '{prefix} found {nf} images in {nd} classes (no images found)',
+        '{prefix} found {nf} images in {nd} classes (requires {nc} classes, not {nd})',
+    ),
+    "group_by_length_unsupported": (
+        # transformers
+        "`train_sampling_strategy='{self.args.train_sampling_strategy}'` is ignored because the "
+        "training dataset does not implement `__len__` (e.g. an `IterableDataset`). Examples "
+        "will be consumed in the dataset's own order.",
+    ),
+    "harmless_worker_warning": (
+        # transformers
+        "`non_blocking` is enabled but `dataloader_pin_memory` is not. For the best "
+        "performance, it's recommended to enable both.",
+    ),
+    "image_cache_oom": (
+        # ultralytics
+        '{self.prefix}{mem_required / gb:.1f}GB RAM required to cache images',
+    ),
+    "image_processor_channels": (
+        # transformers
+        "The channel dimension is ambiguous. Got image shape {image.shape}. Assuming channels "
+        "are the first dimension. Use the "
+        "[input_data_format](https://huggingface.co/docs/transformers/main/internal/"
+        "image_processing_utils#transformers.image_transforms.rescale.input_data_format) "
+        "parameter to assign the channel dimension.",
+    ),
+    "iterable_duplicates": (
+        # lightning
+        "Your `IterableDataset` has `__len__` defined. In combination with multi-process data "
+        "loading (when num_workers > 1), `__len__` could be inaccurate if each worker is not "
+        "configured independently to avoid having duplicate data.",
+    ),
+    "loader_exhausted": (
+        # transformers
+        "There seems not to be a single sample in your epoch_iterator, stopping training at "
+        "step {self.state.global_step}! This is expected if you're using an IterableDataset and "
+        "set num_steps ({self.state.max_steps}) higher than the number of available samples.",
+    ),
+    "pin_memory_thread": (
+        # lightning
+        "The combination of `DataLoader(`pin_memory=True`, `persistent_workers=True`) and "
+        "`Trainer(reload_dataloaders_every_n_epochs > 0)` can lead to instability due to "
+        "limitations in PyTorch (https://github.com/pytorch/pytorch/issues/91252). We recommend "
+        "setting `pin_memory=False` in this case.",
+    ),
+    "remote_storage_overloaded": (
+        # datasets
+        "Got disconnected from remote data host. Retrying in "
+        "{config.STREAMING_READ_RATE_LIMIT_RETRY_INTERVAL}sec [{retry}/{max_retries}]",
+    ),
+    "resume_skips_batches": (
+        # transformers
+        "Fast-forwarding the dataloader past {epochs_trained} epochs and "
+        "{steps_trained_in_current_epoch} batches to resume from the exact training state.",
+    ),
+    "slow_storage": (
+        # ultralytics
+        "{prefix}Slow image access detected ({ping_msg}{speed_msg}{size_msg}). Use local "
+        "storage instead of remote/mounted storage for better performance. See "
+        "https://docs.ultralytics.com/guides/model-training-tips/",
+    ),
+    "too_few_shards": (
+        # datasets
+        "Too many dataloader workers: {worker_info.num_workers} (max is "
+        "dataset.num_shards={ex_iterable.num_shards}). Stopping {worker_info.num_workers - "
+        "ex_iterable.num_shards} dataloader workers.",
+    ),
+    "trainer_removes_columns": (
+        # transformers
+        "The following columns {dset_description} don't have a corresponding argument in "
+        "`{self.model.__class__.__name__}.forward` and have been ignored: {', "
+        "'.join(ignored_columns)}. If {', '.join(ignored_columns)} are not expected by "
+        "`{self.model.__class__.__name__}.forward`,  you can safely ignore this message.",
+    ),
+    "uneven_batches_per_rank": (
+        # lightning
+        "Total length of `{dataloader_cls_name}` across ranks is zero, but local rank has zero "
+        "length. Please be cautious of uneven batch length.",
+        # litdata
+        "You're operating within a distributed environment and have disabled the `drop_last` "
+        "option. Please note that this configuration may lead to training interruptions if your "
+        "system depends on distributed collectives.",
+    ),
+}
