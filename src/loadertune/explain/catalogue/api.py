@@ -60,6 +60,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "use `next(it)` instead of `it.next()` (on a loader: `next(iter(loader))`)",
         priority=90),
     Signature(
+        "module_name_shadowed", "a module's name was rebound to a value",
+        (text(r"'(?:numpy\.ndarray|list|dict|str|int|tuple|Tensor|DataFrame|function)' object "
+              r"has no attribute '(?:Dataset|DataLoader|TensorDataset|IterableDataset|Sampler|"
+              r"utils|data)'", 4, key=True),),
+        "the code imports a module under a short name (from torch.utils import data; import "
+        "numpy as np) and later assigns a value to that name (data = np.load(...)), so "
+        "data.Dataset looks the class up on the array instead of the module",
+        "grep the script for the name before the dot in the error (e.g. '^\\s*data\\s*=')",
+        "rename the variable, or use the full module path (torch.utils.data.Dataset)",
+        priority=88),
+    Signature(
         "loader_exhausted", "next() found no batch: the iterator is used up or the loader empty",
         # StopIteration out of the loader's own __next__ (a bare one: the message is empty)
         (text(r"(?m)^StopIteration:?\s*$", 2.5, key=True),
@@ -72,6 +83,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # a loader that yields nothing: fewer samples than one batch, the rest dropped
          text(r"(?i)\blen\((?:\w*_)?(?:loader|dl)\)\s*(?:==|is|was|returns?)\s*0\b"
               r"|drop_last\s*=\s*True", 1),
+         text(r"`?Dataloader`? returned 0 length\. Please make sure that it returns at least "
+              r"1 batch", 3, key=True),
          text(near(r"\b(?:data ?)?loader\b[^.\n]{0,20}\bof length 0\b|\blength 0 loader\b",
                    r"batch_size\s*>|\bbatch size (?:is )?(?:larger|bigger|greater)\b|drop_last",
                    300), 3, key=True)),

@@ -92,4 +92,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "apply them after batching: in collate_fn (lambda b: cutmix(*default_collate(b))) "
         "or on the batch in the training loop, with integer labels",
         priority=86, explains=("worker_exception", "transform_input_type")),
+    Signature(
+        "code_assumes_batch_size_one", "the project's data and loss code only handle a batch "
+        "of one",
+        (text(near(r"\bbatch[_ ]?size\b", r"\b(?:bigger|larger|greater|more) than [12]\b|"
+                   r"\bonly (?:supports?|works?|handles?) (?:a )?(?:batch[_ ]?size )?(?:=\s*|of "
+                   r")?1\b|\bsupport batch[_ ]?size\s*>\s*1\b", 80), 2, key=True),
+         text(r"The size of tensor a \(\d+\) must match the size of tensor b \(\d+\) at "
+              r"non-singleton dimension", 1)),
+        "the repository's loader, collate or loss was written for one sample per batch "
+        "(variable-size samples returned as they are, squeezes, per-sample loops over "
+        "dimension 0): with batch_size > 1 the shapes of the batch no longer fit that code",
+        "run with batch_size=1: it works; the README or the default config uses 1",
+        "keep batch_size=1 (accumulate gradients for a larger effective batch), or pad the "
+        "samples in a collate_fn and make the loss take the batch dimension",
+        priority=80),
 )

@@ -9,6 +9,9 @@ from loadertune.explain.signature import Signature, exc, frame, near, raised_in,
 
 # RandomSampler's refusal (old releases spelled it "integeral")
 NUM_SAMPLES = r"num_samples should be a positive integ\w* value, but got num_samples\s*=\s*"
+# a data path that is not there, as Python, pandas and most readers say it
+NOT_FOUND = (r"FileNotFoundError|No such file or directory|\bdoes not exist\b|"
+             r"\bcan ?not (?:be )?f(?:ou|i)nd\b")
 NO_GROUP = r"Default process group (?:has not been|is not) initiali[sz]ed"
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -27,6 +30,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # Lightning: no batch on any rank; Hugging Face datasets: index 0 of 0 rows
          text(r"Total length of `?\w+`? across ranks is zero", 3.5, key=True),
          text(r"Invalid key: 0 is out of bounds for size 0", 3.5, key=True),
+         # an empty numpy array of file names indexed; torchvision failing to word "Found 0"
+         # (extensions None beside is_valid_file)
+         text(r"index 0 is out of bounds for axis 0 with size 0", 2.5, key=True),
+         text(near(r"can only join an iterable", r"ImageFolder|DatasetFolder|is_valid_file",
+                   1500), 3.5, key=True),
          # litdata: an input_dir without the index its optimize step writes
          text(r"doesn'?t contain any index\.json file", 3.5, key=True),
          # told in words: the dataset's length is 0, or it found no file
@@ -169,18 +177,48 @@ SIGNATURES: tuple[Signature, ...] = (
         "streams with ChainDataset and map-style datasets with ConcatDataset",
         priority=86, explains=("worker_exception",)),
     Signature(
-        "dataset_not_downloaded", "a torchvision dataset's files are not under its root",
+        "dataset_not_downloaded", "the data the dataset reads was never put in place",
         (text(r"Dataset not found(?: or corrupted)?\.? ?You can use download=True to download it",
               4, key=True),
+         # a data file or folder missing, and the user's (or an answer's) word for why
+         text(near(NOT_FOUND, r"\b(?:forg[eo]t|didn'?t|did not|haven'?t|not) (?:to )?(?:pre-?"
+                   r"process|prepare|download|extract|generate|convert)\w*\b|\bprepar\w* "
+                   r"the (?:data|dataset)\b|\bDatasets? Prepar\w*", 1500), 3, key=True),
+         # the missing path is a data folder or list the repository's preparation writes
+         # (one missing image or clip is a sample's own problem)
+         text(near(NOT_FOUND, r"[/\\'](?:datasets?|data|anno\w*|train|songs?|features?)[/\\]"
+                   r"[^\s'\"]*(?<!\.jpg)(?<!\.jpeg)(?<!\.png)(?<!\.wav)(?<!\.mp4)['\"]", 120),
+              1.5, key=True),
+         # only some files of a download missing: fetched again, the same file is missing
+         text(near(r"\bre-?download\w*", r"\bsame error\b|\bwc -l\b", 300), 2, key=True),
          text(r"(?i)\bdownload\s*=\s*(?:True|False)\b", 0.5)),
-        "a torchvision dataset class (CIFAR10, MNIST, ...) was built with download=False (the "
-        "default) and its files are not under root: never downloaded, downloaded to another "
-        "root (a relative path run from another folder), or an archive left half-extracted",
-        "list the root the dataset was given (ls ROOT/cifar-10-batches-py) against what the "
-        "class expects",
-        "pass download=True once (or point root at the folder that holds the files, as an "
-        "absolute path); on a machine without internet, copy the extracted files there",
-        priority=86),
+        "the files the dataset reads were never put where it looks: a torchvision class built "
+        "with download=False (the default) and nothing under root, a repository's data "
+        "preparation or preprocessing step not run (the lists, features or converted folders "
+        "it writes are missing), data that must be fetched separately (a challenge's, a "
+        "licence-gated set), or a download left incomplete (some of the files an annotation "
+        "list names are missing), or the files put under another root (a relative path run "
+        "from another folder)",
+        "ls the path the error names, and count the files against the dataset's annotation "
+        "list or the repository's data-preparation instructions",
+        "run the repository's data preparation (download, extract, preprocess) as its README "
+        "says, or pass download=True once; re-fetch an incomplete set as its archive, and "
+        "give root as an absolute path",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "dataset_download_refused", "the server a dataset class downloads from refuses it",
+        (text(near(r"HTTP Error (?:403|404|410|429|503)|\b403\b:? Forbidden|"
+                   r"\b(?:403|404|503) error\b|\burlopen error\b",
+                   r"\bdownload\w*|datasets[/\\]\w+\.py|\bMNIST\b|\bCIFAR", 1500), 3,
+              key=True),),
+        "a dataset class with download=True fetches its archives from the authors' server "
+        "(MNIST from yann.lecun.com, others from university hosts or Google Drive), and the "
+        "server answers 403/404/503: the files moved, a bot protection or a quota refuses "
+        "scripted downloads, or the host is down; nothing on this machine is wrong",
+        "open the URL in the traceback in a browser or with curl -I",
+        "upgrade torchvision (newer releases try mirrors), or fetch the archives by hand "
+        "(from a mirror) into root and build the dataset with download=False",
+        priority=86, explains=("dataset_not_downloaded",)),
     Signature(
         "uneven_batches_per_rank", "the ranks' loaders yield different numbers of batches",
         (text(r"(?i)\b(?:ranks?|trainers?|GPUs?|processes|nodes|devices)\b[^.\n]{0,40}"
@@ -270,7 +308,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "the log shows each download once per process",
         "download on rank 0 only, then a barrier (if rank == 0: build with download=True; "
         "dist.barrier(); the others build with download=False), or download before launching",
-        priority=84, explains=("worker_exception", "dataset_not_downloaded")),
+        priority=84, explains=("worker_exception", "dataset_not_downloaded",
+                               "dataset_download_refused")),
     Signature(
         "not_a_dataset", "one object was given where a dataset of samples is expected",
         (text(r"object of type '(?:\w*Graph\w*|DataFrame|Series)' has no len\(\)", 3.5,

@@ -62,6 +62,10 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"Pin memory thread exited unexpectedly", 3, key=True),
          text(r"in pin memory thread for device \d+", 3, key=True),
          frame(r"in _pin_memory_loop$", 1.5, key=True),
+         # torch 1.7: the thread reads the closed queue of persistent workers at an epoch's end
+         # (told also when the frame's path is wrapped)
+         text(near(r"\b_pin_memory_loop\b", r"not enough values to unpack \(expected 2, got 0\)",
+                   600), 3, key=True),
          # told in words (torch's own message, above, is not counted twice)
          text(r"(?i)pin[ _]?memory thread (?:has )?(?:exited|died|crash\w*|fail\w*)"
               r"(?! unexpectedly)", 2, key=True),
@@ -71,10 +75,12 @@ SIGNATURES: tuple[Signature, ...] = (
               r"solv\w*)", 2, key=True)),
         "the thread that copies batches into page-locked memory died: CUDA out of memory or "
         "a CUDA error while pinning, a batch type it cannot pin, or a shared-memory file "
-        "that vanished before it was read (file_system strategy)",
+        "that vanished before it was read (file_system strategy); in torch 1.7 with "
+        "persistent_workers=True it also read the workers' closed queue at an epoch's end "
+        "(not enough values to unpack), fixed in 1.8",
         "rerun with pin_memory=False: the error goes away when pinning is the cause",
         "set pin_memory=False, or free GPU memory / lower the batch size; give custom batch "
-        "types a pin_memory() method",
+        "types a pin_memory() method; on torch 1.7 with persistent workers, upgrade torch",
         priority=75, probes=("cuda",)),
     Signature(
         "pin_memory_cuda_tensor", "pin_memory on tensors already on the GPU",

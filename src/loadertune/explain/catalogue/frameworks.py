@@ -82,7 +82,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "trainer_removes_columns", "the Trainer removed dataset columns the collator needs",
         # HF Trainer keeps only the columns model.forward() names (remove_unused_columns)
-        (text(r"(?i)\bremove_unused_columns\b(?!\W{0,3}(?:False|0)\b)", 3, key=True),
+        (text(r"(?i)\b_?remove_unused_columns\b(?!\W{0,3}(?:False|0)\b)", 3, key=True),
          text(r"The following columns in the (?:training|evaluation|test) set don'?t have a "
               r"corresponding argument in", 2.5, key=True),
          text(near(r"\bkey ?error\b", r"\bdata ?collator\b|\bcollate_fn\b|\bset_transform\b"

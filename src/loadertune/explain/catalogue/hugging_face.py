@@ -69,12 +69,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "media_tokens_mismatch", "the text's image (or audio) tokens do not match the media "
         "given",
         (text(r"(?i)Image features and image tokens do not match", 4, key=True),
-         text(near(r"\b(?:image|video|audio) tokens?\b", r"\bdo not match|\bmismatch\b",
+         text(near(r"\b(?:image|video|audio) tokens?\b", r"\bdo(?:es)? not match|\bmismatch\b",
                    80), 1.5, key=True)),
         "a multimodal processor needs one placeholder token (<image>) in the text per image "
         "(or video, audio) given: a sample with more or fewer placeholders than media, a "
-        "chat template that adds its own, or truncation (max_length) that cuts the "
-        "placeholders out of a long prompt",
+        "chat template that adds its own, truncation (max_length) that cuts the "
+        "placeholders out of a long prompt, or an images field holding one path as a string "
+        "where a list is expected (its length counts the characters)",
         "count the placeholder token in one failing sample's text and compare with its "
         "number of images, before and after truncation",
         "give each sample as many placeholders as media (fix the data or the template), "

@@ -21,18 +21,24 @@ SIGNATURES: tuple[Signature, ...] = (
         "nc agree, and pass data= the one YAML (or, for classification, the folder)",
         priority=86),
     Signature(
-        "dataset_layout_mismatch", "the label files are not where the framework looks for "
-        "them",
+        "dataset_layout_mismatch", "the data is laid out otherwise than the loader reads it",
         (text(near(r"\blabels?\b", r"\bimages?\b", 80), 0.5),
-         text(r"(?i)No labels found in", 2, key=True)),
+         text(r"(?i)No labels found in", 2, key=True),
+         # a released copy in another format than the loader opens (LMDB folders)
+         text(near(r"lmdb\.Error", r"No such file or directory", 200), 2, key=True)),
+        "the loader reads the data in one layout and this copy has another: a released "
+        "dataset published in another format than the repository's loader opens (not the "
+        "LMDB folders it expects), or, in a detection framework, labels found by path: "
         "the framework finds each image's labels by its path (YOLO: the same name under a "
         "labels/ folder beside images/, found by replacing /images/ with /labels/ in the "
         "path), and these files are elsewhere, named otherwise, or the path holds no "
         "'images' part to replace; so every image counts as unlabelled, or a split folder "
         "(train/, val/) is not there",
-        "ls the folder of one image and the labels/ folder beside it: the same file names "
-        "with .txt",
-        "lay the data out as images/<split>/x.jpg with labels/<split>/x.txt, point the "
-        "config at the images folders, and delete the stale *.cache files",
+        "ls the path the loader opens (for YOLO: one image's folder and the labels/ folder "
+        "beside it, the same file names with .txt)",
+        "convert the copy to the layout the loader reads (or write a loader for the "
+        "released format); for YOLO lay the data out as images/<split>/x.jpg with "
+        "labels/<split>/x.txt, point the config at the images folders, and delete the "
+        "stale *.cache files",
         priority=86, explains=("empty_dataset",)),
 )

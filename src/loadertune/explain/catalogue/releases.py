@@ -21,7 +21,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "library_bug", "a bug in the installed release of a library around the loader",
         (text(OWN_NAME_FAILS, 2.5, key=True),
          text(near(NEW_RELEASE, BROKE, 200), 1.5, key=True),
-         text(r"/(?:commit|pull)/[0-9a-f]{7,40}\b|/pull/\d+\b|\bPR #?\d+\b", 0.5)),
+         text(r"/(?:commit|pull)/[0-9a-f]{7,40}\b|/pull/\d+\b|\bPR #?\d+\b", 0.5),
+         # a library's wrapper of the loader lacks what the library's own script reads from it
+         text(r"'(?!DataLoader')\w+Loader' object has no attribute '(?:dataset|sampler|"
+              r"batch_size|filenames)'", 2.5, key=True),
+         # the loader handed to a function where the project's own code expects the model
+         text(r"'DataLoader' object has no attribute '(?:eval|train|parameters|forward|cuda|"
+              r"zero_grad|state_dict)'", 2.5, key=True)),
         "the failing line is the library's own (torch_xla, Accelerate, DeepSpeed, a toolkit's "
         "data loading): a release renamed an attribute without its users, left a name "
         "undefined, or assumed your data has the layout of its standard dataset; nothing in "
