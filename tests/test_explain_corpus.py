@@ -83,6 +83,10 @@ RECORDED_MISSES: set[str] = {  # blind41-44, scored at f56010c, still missed
     # blind76-77, scored at 1cb2995: a repository's own code reading a key its data spells
     # otherwise, and a library Dataset without __iter__ iterated past its end
     "1801-whisper-finetune-113-keyerror-sentences",
+    # blind78, scored at c20123d: MONAI's collate broken by one of its PRs, told by the
+    # collate's symptom, and litdata asking for a TokensLoader of 1-D tensors
+    "1829-monai-1798-pr-1778-broke-randzoomd-collate",
+    "1834-litdata-294-tokensloader-validate-1d-tensors",
     "1816-metatensor-499-dataset-iteration-past-end",
 }
 # an "unmatched:" header names a text whose established cause is not in the text at all (it

@@ -83,33 +83,36 @@ QUOTES = "`'\""
 SAID_PREFIX = 70  # literal characters matched: enough to tell, short enough for a cut-off paste
 
 
+def said_start(message: str) -> list[str]:
+    """The literal pieces of ``message`` between its placeholders, whitespace collapsed, up
+    to the first ``SAID_PREFIX`` characters: what of it is looked for."""
+    pieces: list[str] = []
+    for piece in PLACEHOLDER.split(message):
+        literal = " ".join(piece.split())
+        if literal:
+            pieces.append(literal)
+            if sum(map(len, pieces)) >= SAID_PREFIX:
+                break
+    if not pieces:
+        raise ValueError(f"no literal text in message {message!r}")
+    return pieces
+
+
 def said_pattern(message: str) -> str:
     """A regex for ``message`` as a library writes it in its source (``"Column {key} not in
     the dataset"``): its literal words in order, each placeholder any short run of text,
     quotes and backticks optional (pastes and markdown drop them), spaces as any whitespace,
-    and only the first ``SAID_PREFIX`` literal characters, so a message cut off or changed
-    at its end by another release still matches."""
-    parts: list[str] = []
-    size = 0
-    for piece in PLACEHOLDER.split(message):
-        literal = piece.strip()
-        if not literal:
-            continue
-        body = "".join(rf"[{QUOTES}]?" if c in QUOTES else r"\s+" if c.isspace()
-                       else re.escape(c) for c in " ".join(literal.split()))
-        parts.append(body)
-        size += len(literal)
-        if size >= SAID_PREFIX:
-            break
-    if not parts:
-        raise ValueError(f"no literal text in message {message!r}")
-    return r"(?s:.{0,200}?)".join(parts)
+    and only its start (`said_start`), so a message cut off or changed at its end by
+    another release still matches."""
+    return r"(?s:.{0,200}?)".join(
+        "".join(rf"[{QUOTES}]?" if c in QUOTES else r"\s+" if c == " " else re.escape(c)
+                for c in piece) for piece in said_start(message))
 
 
 def said_needle(message: str) -> str:
-    """The longest word of the message's matched start, in lower case."""
-    pattern = said_pattern(message)
-    words = re.findall(r"[a-z_]{3,}", re.sub(r"\\\w|\(\?s:[^)]*\)", " ", pattern.lower()))
+    """The longest word of the message's start, in lower case: a text without it cannot
+    match the pattern, so the regex need not run."""
+    words = re.findall(r"[a-z_]{3,}", " ".join(said_start(message)).lower())
     return max(words, key=len, default="")
 
 

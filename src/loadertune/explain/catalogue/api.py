@@ -170,7 +170,10 @@ SIGNATURES: tuple[Signature, ...] = (
                    r"|len\((?:self\.)?\w*loader\w*\)", 2000), 3.5, key=True),
          raised_in(r"torch/utils/data/dataloader\.py in __len__$", 2, key=True),
          # a DataPipe (torchdata, torchtext's datasets) asked for a length it cannot know
-         text(r"\w+(?:Iter)?DataPipe instance doesn'?t have valid length", 4, key=True)),
+         text(r"\w+(?:Iter)?DataPipe instance doesn'?t have valid length", 4, key=True),
+         # Lightning sizing a stream's epoch as inf, then a fraction of it as an int
+         text(near(r"cannot convert float infinity to integer", r"num_training_batches|"
+                   r"val_check_\w+|IterableDataset", 1500), 3.5, key=True)),
         "len(loader) is the dataset's length (over batch_size); an IterableDataset (a stream, "
         "a streaming Hugging Face dataset, WebDataset) usually has no __len__, so anything "
         "that asks for the loader's length (a progress bar, a scheduler's total steps, a "
@@ -179,6 +182,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "give the dataset a __len__ when the count is known (with_length() in WebDataset), "
         "or tell the consumer the length (max_steps in a Trainer, total= for a progress bar)",
         priority=86, explains=("worker_exception",)),
+    Signature(
+        "iterable_len_mismatch", "an IterableDataset's __len__ is not what the loader yields",
+        (text(near(r"\bIterableDataset\b", r"\bdef __len__\b|`__len__`|\b__len__ defined\b", 1500),
+              1.5, key=True),
+         text(r"(?i)\bvalidation(?:_step)?\b[^.\n]{0,60}\bnever\b|\bnot (?:being )?called\b"
+              r"|\bbatch_size\b", 0.5)),
+        "len(loader) of an IterableDataset is len(dataset) itself, not divided by the batch "
+        "size (torch cannot know how the stream batches), and with several workers each "
+        "yields its own stream; a __len__ that counts samples, or the samples of one worker, "
+        "makes a trainer plan too many or too few batches per epoch: validation that should "
+        "run at the epoch's end never does, epochs end early, progress bars are wrong",
+        "compare len(loader) with the number of batches one epoch really yields",
+        "drop __len__ from the IterableDataset (give the trainer max_steps or a batch "
+        "count), or make it return the batches one epoch yields across all workers",
+        priority=86, explains=("code_assumes_batch_size_one",)),
     Signature(
         "epoch_never_ends", "the loader's epoch has no end",
         # an iterator that loops forever: a "for batch in loader" that never finishes

@@ -146,8 +146,8 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=84),
     Signature(
         "dataset_not_registered", "the framework's registry has no dataset by that name",
-        (text(r"Dataset '[^'\n]*' is not registered|\w+ is not in the \w+ registry", 4,
-              key=True),
+        (text(r"Dataset '[^'\n]*' is not registered|\w+ is not in the \w+ registry"
+              r"|No object named '[^'\n]+' found in '\w+' registry", 4, key=True),
          # a one-letter name: a string where a tuple of names was expected ("a"[0] == "a")
          text(r"Dataset '\w' is not registered", 1.5),
          # told in words, or a lookup failing in detectron2's catalogue
@@ -240,4 +240,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "rebuild the loader with the saved run's settings to resume mid-epoch, or resume "
         "from an epoch boundary without the loader state (drop it from the checkpoint)",
         priority=86),
+    Signature(
+        "log_batch_size_ambiguous", "Lightning cannot tell the batch size from the batch for "
+        "self.log",
+        (text(near(r"\binfer\w* (?:the )?`?batch_size`?", r"\bself\.log\b|\bambiguous\b", 200),
+              1.5, key=True),),
+        "self.log averages a value over an epoch weighted by each batch's size, which "
+        "Lightning reads from the first dimension of the batch's tensors; a batch that holds "
+        "fields of different lengths (a dict with a list of strings beside tensors, several "
+        "inputs) leaves it guessing (a warning at every step, with a different size each "
+        "time), and one without tensors cannot be read at all",
+        "print the type and len/shape of every field of one batch",
+        "pass the size: self.log(name, value, batch_size=len(batch['x'])), or keep fields "
+        "the step does not use out of the batch",
+        priority=84),
 )

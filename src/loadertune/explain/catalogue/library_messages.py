@@ -339,6 +339,11 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Batch does not contain any data (`{batch}`). At the end of all iterable data available "
         "before expected stop iteration.",
     ),
+    "log_batch_size_ambiguous": (
+        # lightning
+        "We could not infer the batch_size from the batch. Either simplify its structure or "
+        "provide the batch_size as `self.log(..., batch_size=batch_size)`.",
+    ),
     "map_output_length_mismatch": (
         # datasets
         "Column lengths mismatch: columns {bad_cols} have length {[len(processed_inputs[col]) "
@@ -531,6 +536,12 @@ WARNED: dict[str, tuple[str, ...]] = {
         "There seems not to be a single sample in your epoch_iterator, stopping training at "
         "step {self.state.global_step}! This is expected if you're using an IterableDataset and "
         "set num_steps ({self.state.max_steps}) higher than the number of available samples.",
+    ),
+    "log_batch_size_ambiguous": (
+        # lightning
+        "Trying to infer the `batch_size` from an ambiguous collection. The batch size we "
+        "found is {batch_size}. To avoid any miscalculations, use `self.log(..., "
+        "batch_size=batch_size)`.",
     ),
     "pin_memory_thread": (
         # lightning

@@ -12,6 +12,7 @@ OWN_NAME_FAILS = (r"File \"[^\"\n]*(?:site|dist)-packages/(?!torch/)(?P<library>
                   r"|AttributeError: '\w+' object has no attribute '_\w+')")
 # told in words: it broke with a release, a PR, a commit
 NEW_RELEASE = (r"\b(?:latest|newest|new|recent|last)\s+(?:release|version|update|commit)\b"
+               r"|\bPR ?#\d+\b|\bdowngrad\w*\b"
                r"|\bsince (?:yesterday|the (?:latest |last |recent )?(?:update|upgrade|release))\b"
                r"|\b(?:that|the) PR\b|/commit/[0-9a-f]{7,40}\b|\bcommit [0-9a-f]{7,40}\b")
 BROKE = r"\bbr(?:oke|oken|eaks?)\b|\bcrash\w*|\bregression\b"
@@ -21,6 +22,10 @@ SIGNATURES: tuple[Signature, ...] = (
         "library_bug", "a bug in the installed release of a library around the loader",
         (text(OWN_NAME_FAILS, 2.5, key=True),
          text(near(NEW_RELEASE, BROKE, 200), 1.5, key=True),
+         # the previous release of the library runs the same command
+         text(r"(?is)\bdowngrad\w*\b[^.\n]{0,60}\b(?:version|release|v?\d+\.\d+)\b.{0,100}?"
+              r"(?:\bsame (?:command|code|script)\b[^.\n]{0,20}\bworks?\b|\bit works\b)", 2,
+              key=True),
          text(r"/(?:commit|pull)/[0-9a-f]{7,40}\b|/pull/\d+\b|\bPR #?\d+\b", 0.5),
          # a library's wrapper of the loader lacks what the library's own script reads from it
          text(r"'(?!DataLoader')\w+Loader' object has no attribute '(?:dataset|sampler|"
@@ -50,6 +55,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # a library built for another torch imports a name torch's data modules moved
          text(r"cannot import name '\w+' from '(?:torch|torchvision|torchaudio|torchtext)\.[\w.]+'",
               3.5, key=True),
+         # a project written for another release of a data library than the installed one
+         text(r"cannot import name '\w+' from '(?:timm|pytorch_lightning|lightning|transformers|"
+              r"datasets|accelerate|torchdata|mmcv|mmdet|mmengine|detectron2|monai)(?:\.[\w.]+)?'"
+              r"|module '(?:pytorch_lightning|lightning|torchdata|timm|datasets|monai)(?:\.\w+)*'"
+              r" has no attribute '\w+'", 3, key=True),
          # an older datasets with a newer fsspec; an old datasets fetching its builders online
          text(r"Loading a dataset cached in a LocalFileSystem is not supported", 4, key=True),
          text(r"Couldn'?t reach https://raw\.githubusercontent\.com/huggingface/datasets/"

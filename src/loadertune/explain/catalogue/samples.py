@@ -16,7 +16,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "transform_input_type", "a transform got a type it does not take",
         (text(r"pic should be PIL Image or ndarray\. Got|img should be PIL Image\. Got"
               r"|pic should be (?:2|2/3) dimensional\. Got|Unexpected type <class", 4, key=True),
-         text(r"(?i)\bto_?tensor\b|\btransforms?\b", 0.5)),
+         text(r"(?i)\bto_?tensor\b|\btransforms?\b", 0.5),
+         text(near(r"cannot unpack non-iterable builtin_function_or_method object",
+                   r"\w*Crop\b|\bResize\b|ToTensor|transforms", 1500), 3, key=True)),
         "a torchvision transform in __getitem__ got an input type it does not accept: "
         "ToTensor given something that is already a tensor (a dataset or an earlier "
         "transform made it one), PIL-only functions given tensors (torchvision < 0.8), or "
@@ -230,4 +232,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "name the file metadata.jsonl (one JSON object per line, with file_name) next to "
         "the images",
         priority=80),
+    Signature(
+        "image_file_closed_before_decode", "PIL decodes an image after its file was closed",
+        (text(near(r"seek of closed file|I/O operation on closed file",
+                   r"PIL|Image\.py|ImageFile\.py|\.convert\(|\bimg\b", 1500), 3, key=True),),
+        "Image.open reads only the header; the pixels are decoded later (convert, load, a "
+        "transform). A loader that opens the image from a file object inside a with block "
+        "(with open(path, 'rb') as f: img = Image.open(f)) and returns it undecoded hands "
+        "on an image whose file is closed by the time it is decoded",
+        "look at the dataset's image loader: Image.open(f) inside with open(...) and no "
+        "img.convert()/img.load() before the block ends",
+        "decode inside the block (return img.convert('RGB') there), or open by path: "
+        "Image.open(path).convert('RGB')",
+        priority=86, explains=("worker_exception",)),
 )
