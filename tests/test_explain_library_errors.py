@@ -65,6 +65,18 @@ class BoxModel(Model):
         return self.layer(batch["x"]).sum()
 
 
+def with_extra(items: list[torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A batch whose fields differ in length: the inputs, and one more value than them."""
+    return {"x": torch.stack(items), "extra": torch.zeros(len(items) + 1)}
+
+
+class LoggingModel(BoxModel):
+    def training_step(self, batch: dict[str, torch.Tensor], index: int) -> torch.Tensor:
+        loss = self.layer(batch["x"]).sum()
+        self.log("loss", loss, on_epoch=True)
+        return loss
+
+
 def trainer(root: Path, **options: object) -> pl.Trainer:
     """A one-epoch CPU trainer that logs (as users' do) into ``root``."""
     return pl.Trainer(accelerator="cpu", devices=1, max_epochs=1,
@@ -117,6 +129,10 @@ CASES: dict[str, tuple[Callable[[Path], object], str, str]] = {
         lambda root: trainer(root, limit_train_batches=0.5).fit(
             Model(train_dataloader=stream)), "must be `1.0` or an int",
         "iterable_dataset_no_len"),
+    "a batch whose fields differ in length, logged": (
+        lambda root: trainer(root).fit(
+            LoggingModel(train_dataloader=loader(4, collate_fn=with_extra))),
+        "ambiguous collection", "log_batch_size_ambiguous"),
     "overfitting a shuffled loader": (
         lambda root: trainer(root, overfit_batches=1, log_every_n_steps=1).fit(
             Model(train_dataloader=loader(4, shuffle=True))), "requested to overfit",

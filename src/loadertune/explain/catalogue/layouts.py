@@ -11,10 +11,11 @@ SIGNATURES: tuple[Signature, ...] = (
         "a key",
         (text(near(r"\bdata(?:set)?\.ya?ml\b|\bdata YAMLs?\b", r"\bmissing\b|\bmust match"
                    r"|\brequired\b|\bnot found\b", 120), 1.5, key=True),),
-        "the framework reads the dataset from a config file (Ultralytics' data YAML: "
-        "train/val paths, names or nc, kpt_shape for poses) and this one lacks a required "
-        "key, has a class count that contradicts its names, is not found, or several "
-        "candidates are found",
+        "the framework reads the dataset from a config (Ultralytics' data YAML: train/val "
+        "paths, names or nc, kpt_shape for poses; NeMo's and MMDetection's data configs) "
+        "and this one lacks a required key, has values that contradict each other (a class "
+        "count and its names, manifests and tar files), an option the framework does not "
+        "take, is not found, or several candidates are found",
         "open the YAML the command names and check train, val, names (and nc, kpt_shape) "
         "against the framework's example for the task",
         "write the missing keys (paths relative to the YAML's path: key), make names and "

@@ -5,8 +5,10 @@ A known cause often reaches a user in the words of the library between them and 
 Trainer, a dataset hub, a detection framework) that nobody had reported yet. These are the
 messages as each library's source writes them (placeholders kept), read from the source of
 Hugging Face datasets 5.2, transformers 5.25, Accelerate 1.16 and Lightning 2.6 (installed)
-and of torchvision, timm, MONAI, MMEngine, Ultralytics, webdataset, litdata and MosaicML
-streaming (their repositories), mapped to the cause each reports. `catalogue` adds them to
+and of torchvision, timm, MONAI, MMEngine, MMDetection, detectron2, Ultralytics,
+albumentations, kornia, PyTorch Geometric, DGL, torchaudio, SpeechBrain, NeMo, fairseq,
+lhotse, torchdata, webdataset, litdata and MosaicML streaming (their repositories), mapped to
+the cause each reports. `catalogue` adds them to
 the entries as signals (`signature.said`): a raised message is strong evidence on its own, a
 warning weak (it is printed in runs that fail for other reasons too).
 """
@@ -17,6 +19,38 @@ RAISED: dict[str, tuple[str, ...]] = {
     "audio_backend_missing": (
         # datasets
         "To support decoding audio data, please install 'torchcodec'.",
+        # lhotse
+        "Reading audio from '{path_or_fd}' failed. Details: {type(e)}('{str(e)}')",
+        "{e}\\nThe ffmpeg command for which the program failed is: '{cmd}', error code: "
+        "{proc.returncode}",
+        # torchaudio / SpeechBrain
+        "Couldn't find appropriate backend to handle uri {uri} and format {format}.",
+        "Unsupported backend '{backend_name}' specified;  please select one of "
+        "{list(backends.keys())} instead.",
+        "Error loading audio file: unknown encoding.",
+        "Error reading audio file: unknown length.",
+    ),
+    "augmentation_targets_undeclared": (
+        # albumentations / kornia
+        "bbox_params must be specified for bbox transformations",
+        "keypoints_params must be specified for keypoint transformations",
+        "Key {data_name} is not in available keys.",
+        "Please specify 'label_fields' in 'bbox_params' or add labels to the end of bbox "
+        "because bboxes must have labels",
+        "Your 'label_fields' are not valid - them must have same names as params in dict",
+        "Your 'label_fields' are not valid - them must have same names as params in "
+        "'keypoint_params' dict",
+        "Only BxNx4x2 tensor is supported. Got {input.shape}.",
+        "Only BxNx2 tensor is supported. Got {input.shape}.",
+        "The number of inputs must align with the number of data_keys. Got {len(args)} and "
+        "{len(data_keys)}.",
+        # detectron2
+        "Augmentation {aug} needs '{f}', which is not an attribute of {self}!",
+    ),
+    "collate_keys_mismatch": (
+        # dgl
+        "Expect all graphs to have the same schema on {}, but graph {} got\\n\\t{}\\nwhich is "
+        "different from\\n\\t{}.",
     ),
     "collate_size_mismatch": (
         # monai
@@ -34,15 +68,22 @@ RAISED: dict[str, tuple[str, ...]] = {
         "shape\\n  2. Set return_tensors=None to return Python objects instead of tensors",
     ),
     "collate_unsupported_type": (
+        # PyTorch Geometric
+        "DataLoader found invalid type: {type(elem)}",
+        # dgl
+        "graph_collate: batch must contain DGLGraph, tensors, numpy arrays, numbers, dicts or "
+        "lists; found {}",
         # transformers
         "type of {first_element} unknown: {type(first_element)}. Should be one of a python, "
         "numpy, or pytorch object.",
     ),
     "column_not_found": (
+        # PyTorch Geometric
+        "Data object does not contain attributes 'adj', 'adj_t' or 'edge_index'",
         # datasets
         "Column name {list(missing_columns)} not in the dataset. Current columns in the "
         "dataset: {dataset._data.column_names}",
-        'Column {key} not in the dataset. Current columns in the dataset: {columns}',
+        "Column {key} not in the dataset. Current columns in the dataset: {columns}",
         "Columns {list(missing_columns)} not in the dataset. Current columns in the dataset: "
         "{self._data.column_names}",
         "Input column {list(missing_columns)} not in the dataset. Current columns in the "
@@ -51,36 +92,103 @@ RAISED: dict[str, tuple[str, ...]] = {
         "dataset: {self._data.column_names}",
         "Original column name {original_column_name} not in the dataset. ",
         "Column '{column_name}' doesn't exist.",
+        # nemo
+        "Manifest file {manifest_file} has invalid json line structure: {line} without proper "
+        "audio file key.",
+        "Manifest file {manifest_file} has invalid json line structure: {line} without proper "
+        "duration key.",
+        "lang required in manifest when using aggregate tokenizers",
+        # torchaudio / SpeechBrain
+        "CSV has to have an 'ID' field, with unique ids for all data points",
     ),
     "corrupt_annotations": (
+        # MMDetection / mmcv
+        "Annotation ids in '{ann_file}' are not unique!",
+        # albumentations / kornia
+        "In YOLO format all coordinates must be float and in range (0, 1], got {bboxes}",
+        "Expected {invalid_coord} for bbox {invalid_bbox} to be in the range [0.0, 1.0], got "
+        "{invalid_value}.",
+        "x_max is less than or equal to x_min for bbox {invalid_bbox}.",
+        "y_max is less than or equal to y_min for bbox {invalid_bbox}.",
+        "Expected {name} for keypoint {kp} to be in the range [0.0, {size}], got {value}.",
+        # detectron2
+        "Mismatched image shape{}, got {}, expect {}. Please check the width/height in your "
+        "annotation.",
+        "mismatch (W,H), got {}, expect {}",
+        "Cannot transform segmentation of type '{}'!Supported types are: polygons as "
+        "list[list[float] or ndarray], COCO-style RLE as a dict.",
+        "Cannot convert segmentation of type '{}' to BitMasks!Supported types are: polygons as "
+        "list[list[float] or ndarray], COCO-style RLE as a dict, or a binary segmentation mask  "
+        "in a 2D numpy array of shape HxW.",
+        "Annotation ids in '{}' are not unique!",
+        "ignore in COCO json file is not supported.",
+        "One annotation of image {image_id} contains empty 'bbox' value! This json does not "
+        "have valid COCO format.",
+        "Encountered category_id={annotation_category_id} but this id does not exist in "
+        "'categories' of the json file.",
+        # lhotse
+        "Supervisions starting before the cut are not supported for ASR (sup id: "
+        "{supervision.id}, cut id: {cut.id})",
+        "Supervisions ending after the cut are not supported for ASR (sup id: {supervision.id}, "
+        "cut id: {cut.id})",
         # mmengine
         "The annotations loaded from annotation file should be a dict, but got "
         "{type(annotations)}!",
-        'Annotation must have data_list and metainfo keys',
+        "Annotation must have data_list and metainfo keys",
         "raw_data_info: {raw_data_info} dose not contain prefix key{prefix_key}, please check "
         "your data_prefix.",
+        # torchaudio / SpeechBrain
+        "Invalid sample range (start < 0): {start}..{stop}!",
+        "Invalid sample range (stop < start): {start}..{stop}!\\n 'Hint: Omit stop if you want "
+        "to read to the end of file.'",
         # ultralytics
-        'labels require 5 columns, {lb.shape[1]} columns detected',
-        'labels require {(5 + nkpt * ndim)} columns each',
-        'non-normalized or out of bounds coordinates {points[points > 1.01]}',
-        'negative class labels or coordinate {lb[lb < -0.01]}',
+        "labels require 5 columns, {lb.shape[1]} columns detected",
+        "labels require {(5 + nkpt * ndim)} columns each",
+        "non-normalized or out of bounds coordinates {points[points > 1.01]}",
+        "negative class labels or coordinate {lb[lb < -0.01]}",
         "Label class {int(max_cls)} exceeds dataset class count {num_cls}. Possible class "
         "labels are 0-{num_cls - 1}",
         "No valid images found in {cache_path}. Images with incorrectly formatted labels are "
         "ignored. {HELP_URL}",
     ),
     "crop_larger_than_image": (
+        # albumentations / kornia
+        "Requested crop size ({crop_height}, {crop_width}) is larger than the image size "
+        "({height}, {width})",
         # torchvision
-        'Required crop size {(th, tw)} is larger than input image size {(h, w)}',
+        "Required crop size {(th, tw)} is larger than input image size {(h, w)}",
     ),
     "cutmix_mixup_per_sample": (
         # torchvision
-        '{type(self).__name__}() does not support PIL images, bounding boxes and masks.',
-        'labels tensor should be of shape (batch_size,) but got shape {labels.shape} instead.',
+        "{type(self).__name__}() does not support PIL images, bounding boxes and masks.",
+        "labels tensor should be of shape (batch_size,) but got shape {labels.shape} instead.",
         "Expected a batched input with {expected_num_dims} dims, but got {inpt.ndim} dimensions "
         "instead.",
     ),
     "dataset_config_invalid": (
+        # MMDetection / mmcv
+        "Unsupported type {type(classes)} of classes.",
+        "pipeline must be a dict",
+        # nemo
+        "Invalid shard strategy ! Allowed values are : {valid_shard_strategies}",
+        "Each item in 'extra_fields' must contain a 'type' field with one of the supported "
+        "values ({ExtraField.supported_types()}). We got {field_type=} in {extra_fields=}",
+        "manifest_filepaths (length={len(manifest_filepaths)}) and tarred_audio_filepaths "
+        "(length={len(tarred_audio_filepaths)}) need to have the same number of buckets.",
+        "bucket weights must be positive integers",
+        "In a multi-config setting (multi_config=True), the top-level namespace (typically "
+        "train_ds)must define at least 'seed', 'shard_seed', and 'shuffle' keys that will be "
+        "shared by all sub-configs.",
+        "Cannot create a sampler for one of the sub-configs in a multi_config setup.The "
+        "problematic config is under key={name} and has the following contents: {config}",
+        "When using multiple input_cfg sources ensure they are all tarred or non-tarred (can't "
+        "mix). You can provide force_iterable_dataset=True to each namespace to fix.",
+        "Unsupported sampler fusion strategy: {shared_opts.sampler_fusion}",
+        "You must pass a tokenizer to `get_lhotse_dataloader_from_config` in order toread "
+        "text-only datasets (enabled via use_multimodal_dataloading)",
+        "Currently we only support sampling techniques in {supported_sampling_techniques}.",
+        "Random generator expects a 'p' keyword argument for sampling probabilities.",
+        "Length of probabilities list must be equal to the number of datasets.",
         # ultralytics
         "'kpt_shape' in data.yaml missing or incorrect. Should be a list with [number of "
         "keypoints, number of dims (2 for x,y or 3 for x,y,visible)], i.e. 'kpt_shape: [17, 3]'",
@@ -92,11 +200,35 @@ RAISED: dict[str, tuple[str, ...]] = {
         'Classification datasets must be a directory (data="path/to/dir") not a file '
         '(data="{dataset}"), See https://docs.ultralytics.com/datasets/classify/',
     ),
+    "dataset_download_refused": (
+        # dgl
+        "Failed downloading url %s",
+    ),
+    "dataset_layout_mismatch": (
+        # fairseq
+        "Index file doesn't match expected format. Make sure that --dataset-impl is configured "
+        "properly.",
+    ),
+    "dataset_name_pattern": (
+        # nemo
+        "Cannot determine shard_id from manifest input specified: we searched with regex "
+        "'{json_pattern.pattern}' in input '{p}'",
+        "Cannot determine shard_id from tar input specifier: we searched with regex "
+        "'{tar_pattern.pattern}' in input '{p}'",
+    ),
     "dataset_not_downloaded": (
+        # MMDetection / mmcv
+        "img file does not exist: {img_or_path}",
+        # fairseq
+        "Dataset not found: {} ({})",
+        # nemo
+        "Provided texts file does not exists!",
+        # torchaudio / SpeechBrain
+        "Dataset not found at {self._path}. Please set `download=True` to download the dataset.",
         # torchvision
-        'Dataset not found. You can use download=True to download it',
-        'Dataset not found or corrupted. You can use download=True to download it',
-        'Dataset metadata file not found or corrupted. You can use download=True to download it',
+        "Dataset not found. You can use download=True to download it",
+        "Dataset not found or corrupted. You can use download=True to download it",
+        "Dataset metadata file not found or corrupted. You can use download=True to download it",
         "Dataset not found or incomplete. Please make sure all required folders for the "
         'specified "split" and "mode" are inside the "root" directory',
         "The archive {} is not present in the root directory or is corrupted. You need to "
@@ -109,20 +241,27 @@ RAISED: dict[str, tuple[str, ...]] = {
         "this in '{SETTINGS_FILE}'",
     ),
     "dataset_not_registered": (
+        # detectron2
+        "Dataset '{}' is not registered! Available datasets are: {}",
         # mmengine
         "{obj_type} is not in the {registry.scope}::{registry.name} registry. Please check "
         "whether the value of `{obj_type}` is correct or it was registered as expected. More "
-        "details can be found at "
-        "https://mmengine.readthedocs.io/en/latest/advanced_tutorials/config.html#import-the-custom-module",
+        "details can be found at https://mmengine.readthedocs.io/en/latest/advanced_tutorials/"
+        "config.html#import-the-custom-module",
     ),
     "dataset_retry_recursion": (
+        # MMDetection / mmcv
+        "The loading pipeline of the original dataset always return None. Please check the "
+        "correctness of the dataset and its pipeline.",
+        "The training pipeline of the dataset wrapper always return None.Please check the "
+        "correctness of the dataset and its pipeline.",
         # mmengine
         "Cannot find valid image after {self.max_refetch}! Please check your image path and "
         "pipeline",
     ),
     "dataset_script_unsupported": (
         # datasets
-        'Dataset scripts are no longer supported, but found {filename}',
+        "Dataset scripts are no longer supported, but found {filename}",
     ),
     "datasets_cache_location": (
         # datasets
@@ -135,7 +274,7 @@ RAISED: dict[str, tuple[str, ...]] = {
         "StatefulDataLoader is not available. Please install torchdata version 0.8.0 or higher "
         "to use it.",
         # timm
-        'Please update to a newer PyTorch and torchvision for Places365 dataset.',
+        "Please update to a newer PyTorch and torchvision for Places365 dataset.",
     ),
     "dispatch_batches_concat": (
         # accelerate
@@ -144,27 +283,37 @@ RAISED: dict[str, tuple[str, ...]] = {
         "own batch  or pass `split_batches=True`. By doing so, the main process will fetch a "
         "full batch and slice it into `num_processes` batches for each process.",
     ),
+    "distributed_not_initialized": (
+        # nemo
+        "Torch distributed is not initialized and caching on nodes other than global rank zero "
+        "is disabled to avoid race condition between different ranks. To ensure distributed "
+        "environment is initialized, please update data config to use `defer_setup = True`.",
+    ),
     "empty_dataset": (
         # datasets
-        'No (supported) data files found in {path}',
+        "No (supported) data files found in {path}",
         "The directory at {base_path} doesn't contain any data files",
         "Unable to find '{pattern}' with any supported extension {list(allowed_extensions)}",
         "Couldn't find any data file at {relative_to_absolute_path(path)}. Couldn't find "
         "'{path}' on the Hugging Face Hub either: {type(e1).__name__}: {e1}",
+        # detectron2
+        "Dataset '{}' is empty!",
+        "No valid data found in {}.",
+        "No annotations found in {}.",
         # timm
         'Found 0 images in subfolders of {root}. Supported image extensions are {", '
         '".join(get_img_extensions())}',
-        'assert os.path.exists(root)',
+        "assert os.path.exists(root)",
         # torchvision
         "Couldn't find any class folder in {directory}.",
         "Found no valid file for the classes {', '.join(sorted(empty_classes))}. Supported "
         "extensions are: {extensions if isinstance(extensions, str) else ', '.join(extensions)}",
         # ultralytics
-        '{self.prefix}Error loading data from {img_path}\\n{HELP_URL}',
-        '{self.prefix}No images found in {img_path}. {FORMATS_HELP_MSG}',
+        "{self.prefix}Error loading data from {img_path}\\n{HELP_URL}",
+        "{self.prefix}No images found in {img_path}. {FORMATS_HELP_MSG}",
         "{dataset} '{k}:' no training images found",
         # webdataset
-        'pipeline stage received no data at all and this was declared as an error',
+        "pipeline stage received no data at all and this was declared as an error",
     ),
     "framework_rebuilds_loader": (
         # lightning
@@ -211,7 +360,7 @@ RAISED: dict[str, tuple[str, ...]] = {
     ),
     "frozen_dataclass_batch": (
         # lightning
-        'A frozen dataclass was passed to `apply_to_collection` but this is not allowed.',
+        "A frozen dataclass was passed to `apply_to_collection` but this is not allowed.",
     ),
     "group_by_length_unsupported": (
         # transformers
@@ -224,9 +373,9 @@ RAISED: dict[str, tuple[str, ...]] = {
     ),
     "image_processor_channels": (
         # transformers
-        'Unable to infer channel dimension format',
-        'Unsupported number of image dimensions: {image.ndim}',
-        'mean must have {num_channels} elements if it is an iterable, got {len(mean)}',
+        "Unable to infer channel dimension format",
+        "Unsupported number of image dimensions: {image.ndim}",
+        "mean must have {num_channels} elements if it is an iterable, got {len(mean)}",
     ),
     "imagefolder_metadata_missing": (
         # datasets
@@ -236,21 +385,25 @@ RAISED: dict[str, tuple[str, ...]] = {
     "invalid_dataset_args": (
         # datasets
         "Failed to concatenate on axis=1 because tables don't have the same number of rows",
+        # detectron2
+        "Datasets have different metadata '{}'!",
+        # lhotse
+        "There have to be at least two iterables to multiplex.",
         # litdata
-        'Shuffle should be a boolean. Found {shuffle}',
-        'subsample must be a float with value between 0 and 1.',
+        "Shuffle should be a boolean. Found {shuffle}",
+        "subsample must be a float with value between 0 and 1.",
         # mmengine
-        'metainfo should be a dict, but got {type(metainfo)}',
-        'prefix should be a string, but got {type(prefix)}',
-        'transform should be a callable object, but got {type(transform)}',
-        'transform must be a callable object or dict, but got {type(transform)}',
-        '{indices} is out of dataset length({len(self)}',
-        'indices should be a int or sequence of int, but got {type(indices)}',
-        '{type(self)} must implement `get_cat_ids` method',
+        "metainfo should be a dict, but got {type(metainfo)}",
+        "prefix should be a string, but got {type(prefix)}",
+        "transform should be a callable object, but got {type(transform)}",
+        "transform must be a callable object or dict, but got {type(transform)}",
+        "{indices} is out of dataset length({len(self)}",
+        "indices should be a int or sequence of int, but got {type(indices)}",
+        "{type(self)} must implement `get_cat_ids` method",
         "elements in datasets sequence should be config or `BaseDataset` instance, but got "
         "{type(dataset)}",
-        '{key} does not in the meta information of the {i}-th dataset',
-        'The type of {key} in the {i}-th dataset should be the same with the first dataset',
+        "{key} does not in the meta information of the {i}-th dataset",
+        "The type of {key} in the {i}-th dataset should be the same with the first dataset",
         "The meta information of the {i}-th dataset does not match meta information of the "
         "first dataset",
         "`ConcatDataset` dose not support `get_subset` and `get_subset_` interfaces because "
@@ -258,36 +411,54 @@ RAISED: dict[str, tuple[str, ...]] = {
         "`get_subset` or `get_subset_` interfaces, please use them in the wrapped dataset first "
         "and then use `ConcatDataset`.",
         # monai
-        '`transform` must be a callable or a list of callables that is Composable',
+        "`transform` must be a callable or a list of callables that is Composable",
         "Invalid argument combination: `track_meta=True` cannot be used with "
         "`weights_only=True`. To cache and reload MetaTensors, set `track_meta=True` and "
         "`weights_only=False`.",
-        'transform must be an instance of monai.transforms.Compose.',
-        'Options other than `runtime_cache=False` is not implemented yet.',
-        'replace_rate must be greater than 0, otherwise, please use monai.data.CacheDataset.',
+        "transform must be an instance of monai.transforms.Compose.",
+        "Options other than `runtime_cache=False` is not implemented yet.",
+        "replace_rate must be greater than 0, otherwise, please use monai.data.CacheDataset.",
         "All loaded arrays must have the same first dimension size {self.length}, array `{k}` "
         "has size {v.shape[0]}",
-        '`src` must be file path or pandas `DataFrame`.',
+        "`src` must be file path or pandas `DataFrame`.",
         # mosaic
-        'You must provide either `streams` or `remote`/`local`, but not both.',
-        'Epoch size cannot be negative. Received {epoch_size_value}.',
-        'Invalid sampling method: {sampling_method}. Must be one of `balanced` or `fixed`.',
-        '`sampling_granularity` must be a positive integer, but got: {self.sampling_granularity}.',
+        "You must provide either `streams` or `remote`/`local`, but not both.",
+        "Epoch size cannot be negative. Received {epoch_size_value}.",
+        "Invalid sampling method: {sampling_method}. Must be one of `balanced` or `fixed`.",
+        "`sampling_granularity` must be a positive integer, but got: {self.sampling_granularity}.",
         "Invalid batching method: {batching_method}. Must be one of `random`, `stratified`, "
         "`per_stream`, or `device_per_stream`.",
+        # nemo
+        "All datasets in ConcatDataset must be of the same kind (Iterable or Map).",
         # torchvision
-        'Both extensions and is_valid_file cannot be None or not None at the same time',
-        'Only transforms or transform/target_transform can be passed as argument',
+        "Both extensions and is_valid_file cannot be None or not None at the same time",
+        "Only transforms or transform/target_transform can be passed as argument",
         # webdataset
-        'perepoch {nsample} must be no greater than the number of shards',
-        'specify only one of perepoch or choose',
+        "perepoch {nsample} must be no greater than the number of shards",
+        "specify only one of perepoch or choose",
     ),
     "invalid_loader_args": (
+        # detectron2
+        "total_batch_size and single_gpu_batch_size are mutually incompatible. Please specify "
+        "only one.",
+        "sampler must be None if dataset is IterableDataset",
+        # dgl
+        "Graph must be on CPU if UVA sampling is enabled.",
+        "num_workers must be 0 if UVA sampling is enabled.",
+        "num_workers must be 0 if graph and indices are on CUDA.",
+        "pin_prefetcher=True is only effective when device=cuda and sampling is performed on CPU.",
+        "use_prefetch_thread=True is only effective when device=cuda and sampling is performed "
+        "on CPU.",
+        "ERROR: affinity should be used with at least one DL worker",
+        "ERROR: cpu_affinity incorrect number of loader_cores={} for num_workers={}",
         # transformers
         "--dataloader_prefetch_factor can only be set when data is loaded in a different "
         "process, i.e. when --dataloader_num_workers > 0.",
     ),
     "invalid_sampler_args": (
+        # MMDetection / mmcv
+        "sampler should be an instance of ``Sampler``, but got {sampler}",
+        "batch_size should be a positive integer value, but got batch_size={batch_size}",
         # accelerate
         "To use a `DataLoader` in `split_batches` mode, the batch size "
         "({dataloader.batch_size}) needs to be a round multiple of the number of processes "
@@ -296,6 +467,29 @@ RAISED: dict[str, tuple[str, ...]] = {
         "needs to be a round multiple of the number of processes ({num_processes}).",
         "To use `IterableDatasetShard` in `split_batches` mode, the batch size ({batch_size}) "
         "needs to be a round multiple of the number of processes ({num_processes}).",
+        # detectron2
+        "Total batch size ({}) must be divisible by the number of gpus ({}).",
+        # lhotse
+        "Duration bins must be sorted ascendingly.",
+        # nemo
+        "Cannot use bucket_batch_size option if bucket_duration_bins are not provided.",
+        # torchaudio / SpeechBrain
+        "Dataset should be a Speechbrain DynamicItemDataset when using length function",
+        "All elements in bucket boundaries should be >= 1.",
+        "Bucket_boundaries should not contain duplicates.",
+        "left_bucket_length must be >0 if no bucket_boundaries set",
+        "bucket_length_multiplier must be >1.0 if no bucket_boundaries set",
+        # torchdata
+        "Invalid {self.stop_criteria=}. stop_criteria must be one of: "
+        "CYCLE_UNTIL_ALL_DATASETS_EXHAUSTED, FIRST_DATASET_EXHAUSTED, ALL_DATASETS_EXHAUSTED",
+        "Invalid {self.weights=}. For multi-dataset weighted sampling, keys of source_nodes and "
+        "weights must be the same",
+        "Invalid {self.weights=}. For multi-dataset weighted sampling, weights must be a 1d "
+        "sequence, non-negative, and non-zero. Weights are used to sample from source nodes. "
+        "Zero weight means the source node will never be sampled from, and can cause unexpected "
+        "behavior depending on the stop criteris. Weights are used as inputs to "
+        "torch.multinomial, please refer to https://pytorch.org/docs/stable/generated/"
+        "torch.multinomial.html on how to use weights for sampling.",
     ),
     "iterable_dataset_no_len": (
         # lightning
@@ -306,7 +500,7 @@ RAISED: dict[str, tuple[str, ...]] = {
         "must be time based, `1.0` or an int. An int k specifies checking validation every k "
         "training batches.",
         # timm
-        'Invalid split definition, num_samples not specified in train mode.',
+        "Invalid split definition, num_samples not specified in train mode.",
         # transformers
         "The train_dataset does not implement __len__, so the number of training steps cannot "
         "be inferred; max_steps has to be specified. The total number of steps must be known in "
@@ -316,12 +510,26 @@ RAISED: dict[str, tuple[str, ...]] = {
     ),
     "iterable_duplicates": (
         # webdataset
-        'you need to add an explicit nodesplitter to your input pipeline for multi-node training',
-        'input pipeline needs to be reconfigured for multinode training',
+        "you need to add an explicit nodesplitter to your input pipeline for multi-node training",
+        "input pipeline needs to be reconfigured for multinode training",
     ),
     "label_out_of_range": (
         # datasets
-        'Class label {example_data:d} greater than configured num_classes {self.num_classes}',
+        "Class label {example_data:d} greater than configured num_classes {self.num_classes}",
+        # detectron2
+        "Got an invalid category_id={classes.min()}",
+        "Got an invalid category_id={classes.max()} for a dataset of {num_classes} classes",
+    ),
+    "lazy_manifest_needs_eager": (
+        # lhotse
+        "LazyFilter does not support __len__ because it would require iterating over the whole "
+        "iterator, which is not possible in a lazy fashion. If you really need to know the "
+        "length, convert to eager mode first using `.to_eager()`. Note that this will require "
+        "loading the whole iterator into memory.",
+        "LazyFlattener does not support __len__ because it would require iterating over the "
+        "whole iterator, which is not possible in a lazy fashion. If you really need to know "
+        "the length, convert to eager mode first using `.to_eager()`. Note that this will "
+        "require loading the whole iterator into memory.",
     ),
     "lightning_hook_missing": (
         # lightning
@@ -331,8 +539,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "{source.name}(self):` in your LightningModule/LightningDataModule.",
         "An invalid dataloader was returned from "
         "`{type(source.instance).__name__}.{source.name}()`. Found {dataloader}.",
-        '`train_dataloader` must be implemented to be used with the Lightning Trainer',
-        '`val_dataloader` must be implemented to be used with the Lightning Trainer',
+        "`train_dataloader` must be implemented to be used with the Lightning Trainer",
+        "`val_dataloader` must be implemented to be used with the Lightning Trainer",
     ),
     "loader_exhausted": (
         # accelerate
@@ -371,8 +579,19 @@ RAISED: dict[str, tuple[str, ...]] = {
         # datasets
         "With n_samples={n_samples}, test_size={test_size} and train_size={train_size}, the "
         "resulting train set will be empty. Adjust any of the aforementioned parameters.",
+        # dgl
+        "Expect frac_list sum to 1, got {:.4f}",
     ),
     "resume_state_mismatch": (
+        # fairseq
+        "Cannot resume training due to dataloader mismatch, please report this to the fairseq "
+        "developers. You can relaunch training with `--reset-dataloader` and it should work.",
+        # lhotse
+        "Cannot restore sampler with a different world_size (before load_state_dict(): "
+        "{self.world_size},attempted restoring to {world_size}). Changing the world_size would "
+        "result in different batches being returned from the sampler.",
+        "Error in CutSampler.load_state_dict(): Unexpected keys:\\n-  + \\n- "
+        ".join(state_dict.keys())",
         # lightning
         "The CombinedLoader has {len(stateful_loaders)} stateful loaders, but found "
         "{len(states)} states in the checkpoint. Please make sure you define the same "
@@ -392,14 +611,34 @@ RAISED: dict[str, tuple[str, ...]] = {
         "`{self.item_loader.state_dict()}` instead of `{state['item_loader']}`.",
         "The provided `drop_last` state doesn't match the current one. Found `{self.drop_last}` "
         "instead of `{state['drop_last']}`.",
+        # torchdata
+        "State doesn't contain key '{self._NUM_YIELDED}' expected for single process dataloader",
+        "State doesn't contain key '{self._SNAPSHOT}' expected for multiprocess dataloader",
+        "last_yielded_worker_id does not match, the dataset may have changed",
+    ),
+    "sample_size_limit": (
+        # fairseq
+        "Size of sample #{} is invalid (={}) since max_positions={}, skip this example with "
+        "--skip-invalid-size-inputs-valid-test",
+        "sentence at index {} of size {} exceeds max_tokens limit of {}!",
+    ),
+    "stale_dataset_cache": (
+        # PyTorch Geometric
+        "The 'data' object was created by an older version of PyG. If this error occurred while "
+        "loading an already existing dataset, remove the 'processed/' directory in the "
+        "dataset's root folder and try again.",
     ),
     "streaming_local_dir_reuse": (
         # mosaic
-        'Reused local directory: {duplicate_local_dirs}. Provide a different one.',
+        "Reused local directory: {duplicate_local_dirs}. Provide a different one.",
         "Reused local directory: {streams_local} vs {their_locals}. Provide a different one. If "
         "using a unique local directory, try deleting the local directory and call "
         "`streaming.base.util.clean_stale_shared_memory()` only once in your script to clean up "
         "the stale shared memory before instantiation of `StreamingDataset`.",
+    ),
+    "timeout": (
+        # dgl
+        "Prefetcher thread timed out at {prefetcher_timeout} seconds.",
     ),
     "tokenizer_no_pad_token": (
         # transformers
@@ -421,6 +660,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "No samples found in dataset; perhaps you have fewer shards than workers.\\nTurn off "
         "using empty_check=False in the WebDataset constructor.",
     ),
+    "too_many_workers": (
+        # dgl
+        "ERROR: more workers than available cores",
+    ),
     "trainer_removes_columns": (
         # transformers
         "No columns in the dataset match the model's forward method signature: ({', "
@@ -432,16 +675,33 @@ RAISED: dict[str, tuple[str, ...]] = {
         "{','.join(self._signature_columns)}.",
     ),
     "transform_input_type": (
+        # MMDetection / mmcv
+        "img must be a numpy array or a str or a pathlib.Path object",
+        # albumentations / kornia
+        "{data_name} must be numpy array type",
+        "{data_name} must be list of numpy arrays",
+        "{data_name} must be a 3D or 4D numpy array",
+        "All elements in {data_name} must be numpy arrays",
+        "All masks in {data_name} must be 2D or 3D numpy arrays",
+        "Albumentations only supports images in HW or HWC format",
+        "Input type is not a Tensor. Got {type(input)}",
+        "Input size must have a shape of either (H, W), (C, H, W) or (*, C, H, W). Got "
+        "{input.shape}",
+        "Expected input shape in {required_shape}. Got {shape}.",
+        "Expect input of 5 dimensions, got {input_shape} instead",
+        # detectron2
+        "Expect segmentation of 2 dimensions, got {}.",
+        "[Augmentation] Needs an numpy array, but got a {}!",
         # torchvision
-        'pic should be PIL Image or ndarray. Got {type(pic)}',
-        'pic should be PIL Image. Got {type(pic)}',
-        'img should be PIL Image. Got {type(img)}',
-        'img should be Tensor Image. Got {type(tensor)}',
-        'Input tensor should be a float tensor. Got {tensor.dtype}.',
-        '{type(self).__name__}() does not support PIL images.',
+        "pic should be PIL Image or ndarray. Got {type(pic)}",
+        "pic should be PIL Image. Got {type(pic)}",
+        "img should be PIL Image. Got {type(img)}",
+        "img should be Tensor Image. Got {type(tensor)}",
+        "Input tensor should be a float tensor. Got {tensor.dtype}.",
+        "{type(self).__name__}() does not support PIL images.",
         "Functional F.{functional.__name__} supports inputs of type {registry.keys()}, but got "
         "{input_type} instead.",
-        'No image, video, mask or bounding box was found in the sample',
+        "No image, video, mask or bounding box was found in the sample",
     ),
     "uneven_batches_per_rank": (
         # lightning
@@ -450,45 +710,99 @@ RAISED: dict[str, tuple[str, ...]] = {
     ),
     "wds_duplicate_keys": (
         # datasets
-        'Duplicate field {field_name!r} for sample {example_key!r} in TAR archive {tar_path!r}',
+        "Duplicate field {field_name!r} for sample {example_key!r} in TAR archive {tar_path!r}",
         # webdataset
-        '{fname}: duplicate file name in tar file {suffix} {current_sample.keys()}',
+        "{fname}: duplicate file name in tar file {suffix} {current_sample.keys()}",
+    ),
+    "worker_cpu_affinity": (
+        # dgl
+        "ERROR: cannot use affinity id={} cpu={}",
     ),
     "worker_exited": (
         # datasets
         "One of the subprocesses has abruptly died during map operation.To debug the error, "
         "disable multiprocessing.",
+        # torchdata
+        "A worker has failed during startup! {self._workers_status}",
+        "A worker has failed during Resume! {self._workers_status}",
     ),
 }
 
 WARNED: dict[str, tuple[str, ...]] = {
+    "audio_backend_missing": (
+        # torchaudio / SpeechBrain
+        "SpeechBrain could not find any working torchaudio backend. Audio files may fail to "
+        "load. Follow this link for instructions and troubleshooting: https://"
+        "speechbrain.readthedocs.io/en/latest/audioloading.html",
+    ),
     "collate_size_mismatch": (
         # monai
-        '{l_str} E: {e}, shape {[elem.shape for elem in batch]} in collate({batch_str})',
-        '{l_str} collate list inconsistent sizes, got size: {sizes}, in collate({batch_str})',
+        "{l_str} E: {e}, shape {[elem.shape for elem in batch]} in collate({batch_str})",
+        "{l_str} collate list inconsistent sizes, got size: {sizes}, in collate({batch_str})",
     ),
     "collate_unsupported_type": (
         # monai
-        '{l_str} E: {e}, type {[type(elem).__name__ for elem in batch]} in collate({batch_str})',
-        '{l_str} E: unsupported type in collate {batch_str}.',
+        "{l_str} E: {e}, type {[type(elem).__name__ for elem in batch]} in collate({batch_str})",
+        "{l_str} E: unsupported type in collate {batch_str}.",
     ),
     "corrupt_annotations": (
+        # detectron2
+        "{json_file} contains {total_num_anns} annotations, but only {total_num_valid_anns} of "
+        "them match to images in the file.",
+        "Filtered out {} instances without valid segmentation. There might be issues in your "
+        "dataset generation process.  Please check https://detectron2.readthedocs.io/en/latest/"
+        "tutorials/datasets.html carefully",
         # ultralytics
-        '{prefix}{im_file}: ignoring corrupt image/label: {e}',
+        "{prefix}{im_file}: ignoring corrupt image/label: {e}",
         "Box and segment counts should be equal, but got len(segments) = {len_segments}, "
         "len(boxes) = {len_boxes}. To resolve this only boxes will be used and all segments "
         "will be removed. To avoid this please supply either a detect or segment dataset, not a "
         "detect-segment mixed dataset.",
     ),
+    "dataset_download_race": (
+        # nemo
+        "Torch distributed is not initialized and caching may be prone to data race conditions. "
+        "Now caching data from global rank 0. If there are other ranks and they pass this "
+        "before rank 0, errors might result.",
+    ),
     "dataset_layout_mismatch": (
+        # nemo
+        "You are using Lhotse dataloading for tarred audio with a non-sharded manifest. This "
+        "will incur significant memory overhead and slow-down training. To prevent this error "
+        "message please shard file '{self.paths[0]}' using 'scripts/speech_recognition/"
+        "convert_to_tarred_audio_dataset.py' WITHOUT '--no_shard_manifest'",
         # ultralytics
-        '{self.prefix}No labels found in {path}. {HELP_URL}',
-        'Labels are missing or empty in {cache_path}, training may not work correctly. {HELP_URL}',
+        "{self.prefix}No labels found in {path}. {HELP_URL}",
+        "Labels are missing or empty in {cache_path}, training may not work correctly. {HELP_URL}",
         "Dataset 'split=train' not found at {train_set}",
     ),
     "dataset_not_downloaded": (
         # ultralytics
-        'Dataset not found, missing path {data_dir}, attempting download...',
+        "Dataset not found, missing path {data_dir}, attempting download...",
+    ),
+    "dataset_not_registered": (
+        # detectron2
+        "The following dataset names are not registered in the DatasetCatalog: {names_set - "
+        "available_datasets}. Available datasets are {available_datasets}",
+    ),
+    "dataset_retry_recursion": (
+        # detectron2
+        "Failed to apply `_map_func` for idx: {}, retry count: {}",
+    ),
+    "dependency_version_mismatch": (
+        # MMDetection / mmcv
+        'mmpycocotools is deprecated. Please install official pycocotools by "pip install '
+        'pycocotools"',
+        # dgl
+        "use_alternate_streams is turned off because TensorAdaptor is not available.",
+        # torchaudio / SpeechBrain
+        "This version of torchaudio is old. SpeechBrain no longer tries using the torchaudio "
+        "global backend mechanism in recipes, so if you encounter issues, update torchaudio.",
+    ),
+    "distributed_not_initialized": (
+        # nemo
+        "Manifest sharding was requested but torch.distributed is not initialized Did you "
+        "intend to set the defer_setup flag?",
     ),
     "empty_dataset": (
         # lightning
@@ -496,11 +810,11 @@ WARNED: dict[str, tuple[str, ...]] = {
         "this was your intention.",
         "`{dataloader.__class__.__name__}` returned 0 length. Please make sure this was your "
         "intention.",
-        '`Trainer.fit` stopped: No training batches.',
+        "`Trainer.fit` stopped: No training batches.",
         # ultralytics
-        'No images found in {data_dir} or its subdirectories.',
-        '{prefix} found {nf} images in {nd} classes (no images found)',
-        '{prefix} found {nf} images in {nd} classes (requires {nc} classes, not {nd})',
+        "No images found in {data_dir} or its subdirectories.",
+        "{prefix} found {nf} images in {nd} classes (no images found)",
+        "{prefix} found {nf} images in {nd} classes (requires {nc} classes, not {nd})",
     ),
     "group_by_length_unsupported": (
         # transformers
@@ -509,19 +823,37 @@ WARNED: dict[str, tuple[str, ...]] = {
         "will be consumed in the dataset's own order.",
     ),
     "harmless_worker_warning": (
+        # dgl
+        "Dataloader CPU affinity opt is not enabled, consider switching it on (see "
+        "enable_cpu_affinity() or CPU best practices for DGL [{link}])",
+        # lhotse
+        "You are using DynamicBucketingSampler with an eagerly read CutSet. You won't see any "
+        "memory/speed benefits with that setup. Either use 'CutSet.from_jsonl_lazy' to read the "
+        "CutSet lazily, or use a BucketingSampler instead.",
+        "You are using DynamicCutSampler with an eagerly read CutSet. You won't see any memory/"
+        "speed benefits with that setup. Use e.g. 'CutSet.from_jsonl_lazy' to read the CutSet "
+        "lazily.",
+        "In Lhotse v1.4 all samplers act as if 'strict=True'. Sampler's argument 'strict' will "
+        "be removed in a future Lhotse release.",
+        # nemo
+        "You are using a non-tarred dataset and requested tokenization during data sampling "
+        "(pretokenize=True). This will cause the tokenization to happen in the main (GPU) "
+        "process,possibly impacting the training speed if your tokenizer is very large.If the "
+        "impact is noticable, set pretokenize=False in dataloader config.(note: that will "
+        "disable token-per-second filtering and 2D bucketing features)",
         # transformers
         "`non_blocking` is enabled but `dataloader_pin_memory` is not. For the best "
         "performance, it's recommended to enable both.",
     ),
     "image_cache_oom": (
         # ultralytics
-        '{self.prefix}{mem_required / gb:.1f}GB RAM required to cache images',
+        "{self.prefix}{mem_required / gb:.1f}GB RAM required to cache images",
     ),
     "image_processor_channels": (
         # transformers
         "The channel dimension is ambiguous. Got image shape {image.shape}. Assuming channels "
-        "are the first dimension. Use the "
-        "[input_data_format](https://huggingface.co/docs/transformers/main/internal/"
+        "are the first dimension. Use the [input_data_format](https://huggingface.co/docs/"
+        "transformers/main/internal/"
         "image_processing_utils#transformers.image_transforms.rescale.input_data_format) "
         "parameter to assign the channel dimension.",
     ),
@@ -539,9 +871,18 @@ WARNED: dict[str, tuple[str, ...]] = {
     ),
     "log_batch_size_ambiguous": (
         # lightning
-        "Trying to infer the `batch_size` from an ambiguous collection. The batch size we "
-        "found is {batch_size}. To avoid any miscalculations, use `self.log(..., "
+        "Trying to infer the `batch_size` from an ambiguous collection. The batch size we found "
+        "is {batch_size}. To avoid any miscalculations, use `self.log(..., "
         "batch_size=batch_size)`.",
+    ),
+    "pickle_local_object": (
+        # lhotse
+        "A lambda was passed to LazyFilter: it may prevent you from forking this process. If "
+        "you experience issues with num_workers > 0 in torch.utils.data.DataLoader, try passing "
+        "a regular function instead.",
+        "A lambda was passed to LazyMapper: it may prevent you from forking this process. If "
+        "you experience issues with num_workers > 0 in torch.utils.data.DataLoader, try passing "
+        "a regular function instead.",
     ),
     "pin_memory_thread": (
         # lightning
@@ -556,21 +897,58 @@ WARNED: dict[str, tuple[str, ...]] = {
         "{config.STREAMING_READ_RATE_LIMIT_RETRY_INTERVAL}sec [{retry}/{max_retries}]",
     ),
     "resume_skips_batches": (
+        # torchdata
+        "Neither dataset nor iter(dataset) defines state_dict/load_state_dict so we are naively "
+        "fast-forwarding your dataset by {self._num_yielded} steps. For more efficient resumes, "
+        "please implement `state_dict` and `load_state_dict` in your IterableDataset and/or "
+        "iterator.",
         # transformers
         "Fast-forwarding the dataloader past {epochs_trained} epochs and "
         "{steps_trained_in_current_epoch} batches to resume from the exact training state.",
     ),
+    "resume_state_mismatch": (
+        # lhotse
+        "Overriding the shuffle value in CutSampler based on state_dict(initialized to "
+        "{self.shuffle}; restored to {shuffle}).",
+    ),
+    "sample_size_limit": (
+        # fairseq
+        "{} samples have invalid sizes and will be skipped, max_positions={}, first few sample "
+        "ids={}",
+        # lhotse
+        "The first cut drawn in batch collection violates the max_frames, max_cuts, or "
+        "max_duration constraints - we'll return it anyway. Consider increasing max_frames/"
+        "max_cuts/max_duration.",
+    ),
     "slow_storage": (
         # ultralytics
         "{prefix}Slow image access detected ({ping_msg}{speed_msg}{size_msg}). Use local "
-        "storage instead of remote/mounted storage for better performance. See "
-        "https://docs.ultralytics.com/guides/model-training-tips/",
+        "storage instead of remote/mounted storage for better performance. See https://"
+        "docs.ultralytics.com/guides/model-training-tips/",
+    ),
+    "stale_dataset_cache": (
+        # PyTorch Geometric
+        "The `pre_transform` argument differs from the one used in the pre-processed version of "
+        "this dataset. If you want to make use of another pre-processing technique, pass "
+        "`force_reload=True` explicitly to reload the dataset.",
+        "The `pre_filter` argument differs from the one used in the pre-processed version of "
+        "this dataset. If you want to make use of another pre-fitering technique, pass "
+        "`force_reload=True` explicitly to reload the dataset.",
+        "The `pre_transform` argument differs from the one used in the pre-processed version of "
+        "this dataset. If you really want to make use of another pre-processing technique, make "
+        "sure to delete `{}` first.",
+        # detectron2
+        "Using previously cached COCO format annotations at '{output_file}'. You need to clear "
+        "the cache file if your dataset has been modified.",
     ),
     "too_few_shards": (
         # datasets
         "Too many dataloader workers: {worker_info.num_workers} (max is "
         "dataset.num_shards={ex_iterable.num_shards}). Stopping {worker_info.num_workers - "
         "ex_iterable.num_shards} dataloader workers.",
+        # nemo
+        "Number of shards in tarred dataset ({len(sharded_filepaths)}) is not divisible by "
+        "number of distributed workers ({world_size}).",
     ),
     "trainer_removes_columns": (
         # transformers

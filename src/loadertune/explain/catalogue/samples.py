@@ -245,4 +245,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "decode inside the block (return img.convert('RGB') there), or open by path: "
         "Image.open(path).convert('RGB')",
         priority=86, explains=("worker_exception",)),
+    Signature(
+        "augmentation_targets_undeclared", "the augmentation pipeline was not told what the "
+        "targets it is given are",
+        (text(near(r"\b(?:bbox|keypoints?)_params\b|\blabel_fields\b|\bdata_keys\b",
+                   r"\bmust be specified\b|\bnot valid\b|\bmust align\b|\bnot in "
+                   r"available keys\b", 200), 2, key=True),),
+        "an augmentation library that moves boxes, keypoints or masks with the image must be "
+        "told which inputs they are and in what format: albumentations' Compose needs "
+        "bbox_params / keypoint_params (format, label_fields) for the targets passed, "
+        "kornia's AugmentationSequential data_keys in the order of its inputs, and "
+        "detectron2's augmentations the fields they read",
+        "print the keys passed to the transform call and the Compose's bbox_params / "
+        "keypoint_params (or data_keys)",
+        "declare the targets: A.Compose([...], bbox_params=A.BboxParams(format='coco', "
+        "label_fields=['labels'])) and pass labels=...; give kornia data_keys matching the "
+        "inputs",
+        priority=86, explains=("worker_exception", "transform_input_type")),
 )
