@@ -183,4 +183,20 @@ SIGNATURES: tuple[Signature, ...] = (
         "metadata), pin_memory=False, or a custom batch type whose pin_memory() pins the "
         "data and re-wraps it",
         priority=80),
+    Signature(
+        "sampler_input_on_gpu", "a graph sampler's seed nodes are on the GPU, its graph on the "
+        "CPU",
+        (text(near(r"\bNeighbor\w*Loader\b|\binput_nodes\b|\bLinkNeighborLoader\b",
+                   r"\bcuda\b|\.to\(\s*device\s*\)|\bGPU\b", 800), 1.5, key=True),
+         text(r"(?i)kernel (?:appears to have )?died|restart automatically|process "
+              r"finishes suddenly", 1)),
+        "a neighbour sampler (PyG's NeighborLoader, DGL's samplers) samples on the CPU from "
+        "the graph's CPU tensors; seed nodes or masks given to it on the GPU (input_nodes "
+        "moved with .to(device) along with the data) are indexed across devices inside "
+        "native sampling code, which can kill the process without a Python error (a "
+        "notebook's kernel dies)",
+        "print(input_nodes.device, data.edge_index.device) before building the loader",
+        "keep the graph and input_nodes on the CPU for the loader and move each sampled "
+        "batch to the GPU in the training loop (or put both on the GPU with a GPU sampler)",
+        priority=84, probes=("cuda",)),
 )

@@ -10,7 +10,11 @@ SIGNATURES: tuple[Signature, ...] = (
         "dataset_config_invalid", "the dataset's config file is missing, ambiguous or lacks "
         "a key",
         (text(near(r"\bdata(?:set)?\.ya?ml\b|\bdata YAMLs?\b", r"\bmissing\b|\bmust match"
-                   r"|\brequired\b|\bnot found\b", 120), 1.5, key=True),),
+                   r"|\brequired\b|\bnot found\b", 120), 1.5, key=True),
+         # MMDetection: an evaluation set given the training pipeline (it loads annotations
+         # the test-mode results do not carry)
+         text(near(r"KeyError: '?ann_info'?", r"prepare_test_img|\btest_mode\b", 2000), 3,
+              key=True)),
         "the framework reads the dataset from a config (Ultralytics' data YAML: train/val "
         "paths, names or nc, kpt_shape for poses; NeMo's and MMDetection's data configs) "
         "and this one lacks a required key, has values that contradict each other (a class "

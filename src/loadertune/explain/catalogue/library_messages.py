@@ -621,6 +621,7 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Size of sample #{} is invalid (={}) since max_positions={}, skip this example with "
         "--skip-invalid-size-inputs-valid-test",
         "sentence at index {} of size {} exceeds max_tokens limit of {}!",
+        "sentence at index {idx} exceeds max_tokens limit!",
     ),
     "stale_dataset_cache": (
         # PyTorch Geometric

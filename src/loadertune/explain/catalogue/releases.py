@@ -27,6 +27,9 @@ SIGNATURES: tuple[Signature, ...] = (
               r"(?:\bsame (?:command|code|script)\b[^.\n]{0,20}\bworks?\b|\bit works\b)", 2,
               key=True),
          text(r"/(?:commit|pull)/[0-9a-f]{7,40}\b|/pull/\d+\b|\bPR #?\d+\b", 0.5),
+         # a name used before it is set: a bug in the code that raised it, not in the data
+         text(r"local variable '\w+' referenced before assignment|cannot access local "
+              r"variable '\w+' where it is not associated with a value", 1.5, key=True),
          # a library's wrapper of the loader lacks what the library's own script reads from it
          text(r"'(?!DataLoader')\w+Loader' object has no attribute '(?:dataset|sampler|"
               r"batch_size|filenames)'", 2.5, key=True),
@@ -57,9 +60,12 @@ SIGNATURES: tuple[Signature, ...] = (
               3.5, key=True),
          # a project written for another release of a data library than the installed one
          text(r"cannot import name '\w+' from '(?:timm|pytorch_lightning|lightning|transformers|"
-              r"datasets|accelerate|torchdata|mmcv|mmdet|mmengine|detectron2|monai)(?:\.[\w.]+)?'"
-              r"|module '(?:pytorch_lightning|lightning|torchdata|timm|datasets|monai)(?:\.\w+)*'"
-              r" has no attribute '\w+'", 3, key=True),
+              r"datasets|accelerate|torchdata|mmcv|mmdet|mmengine|detectron2|monai|dgl|"
+              r"torch_geometric)(?:\.[\w.]+)?'"
+              r"|module '(?:pytorch_lightning|lightning|torchdata|timm|datasets|monai|dgl|"
+              r"torch_geometric)(?:\.\w+)*' has no attribute '\w+'"
+              r"|No module named '(?:torch_geometric|dgl|pytorch_lightning|lightning|timm|"
+              r"torchdata|monai)\.\w[\w.]*", 3, key=True),
          # an older datasets with a newer fsspec; an old datasets fetching its builders online
          text(r"Loading a dataset cached in a LocalFileSystem is not supported", 4, key=True),
          text(r"Couldn'?t reach https://raw\.githubusercontent\.com/huggingface/datasets/"

@@ -140,4 +140,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "have the launcher drain the output (a reader thread, or communicate()), send it to a "
         "file instead of a pipe, or run training directly from a shell",
         priority=72, context=ABOUT_LOADING),
+    Signature(
+        "whole_dataset_in_memory", "the whole dataset is built in memory at once",
+        (text(near(r"\bInMemoryDataset\b|\bself\.collate\(|\bcollate\(data_?list\)",
+                   r"posix_memalign|out of memory|Cannot allocate memory|DefaultCPUAllocator|"
+                   r"\bKilled\b", 800), 2.5, key=True),),
+        "a dataset that preprocesses by gathering every sample into one in-memory structure "
+        "(PyG's InMemoryDataset.collate of all graphs, a list of decoded tensors saved as "
+        "one file) needs RAM for all of it at once, plus copies while concatenating: with "
+        "millions of samples that is more than the machine has",
+        "estimate the collated size (samples x bytes per sample) against free RAM (free -g)",
+        "store the samples on disk one file (or shard) each and load them in __getitem__ "
+        "(PyG's Dataset instead of InMemoryDataset), or collate in chunks",
+        priority=84),
 )

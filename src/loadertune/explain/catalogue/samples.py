@@ -262,4 +262,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "label_fields=['labels'])) and pass labels=...; give kornia data_keys matching the "
         "inputs",
         priority=86, explains=("worker_exception", "transform_input_type")),
+    Signature(
+        "transcript_normalizer_drops_text", "text normalisation removes the transcripts' "
+        "characters",
+        (text(near(r"\b(?:Reference|transcripts?|labels?|targets?)\b[^.\n]{0,40}\bempty\b|"
+                   r"\bempty (?:\W?Reference\W?|transcripts?|references?)\b",
+                   r"\b(?:russian|chinese|arabic|hindi|cyrillic|non-english|alphabet|"
+                   r"encoding|unicode)\b", 600), 2, key=True),),
+        "the speech toolkit's data layer normalises each transcript to its label set before "
+        "training (NeMo: normalize_transcripts, parsers that keep English letters): text in "
+        "another script or with characters outside the configured labels comes out empty, "
+        "so references are blank and WER infinite",
+        "print a few transcripts as the dataset returns them (the manifest's text against "
+        "the batch's decoded targets)",
+        "turn the normalisation off or give the parser the language's alphabet (NeMo: "
+        "normalize_transcripts=False and labels for the language, or a tokenizer-based "
+        "model)",
+        priority=84),
 )
