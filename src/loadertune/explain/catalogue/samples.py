@@ -279,4 +279,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "normalize_transcripts=False and labels for the language, or a tokenizer-based "
         "model)",
         priority=84),
+    Signature(
+        "transform_returns_wrong_value", "a transform returns something other than the sample",
+        (text(near(r"too many indices for tensor of dimension [01]\b|'int' object is not "
+                   r"subscriptable|'NoneType' object is not subscriptable",
+                   r"\b(?:sample|batch|data)\[\s*['\"]\w+['\"]\s*\]", 300), 2, key=True),),
+        "a custom transform (or __getitem__ itself) returns something other than the sample "
+        "it was given (return 0 left in, a missing return, the wrong variable), so the "
+        "loader collates numbers or None and the training loop's sample['input'] indexes "
+        "a 1-D tensor or nothing",
+        "print(dataset[0]) and check each transform's return value on one sample",
+        "return the (transformed) sample from every transform's __call__ and from "
+        "__getitem__",
+        priority=84),
 )
