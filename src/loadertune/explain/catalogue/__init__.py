@@ -53,7 +53,7 @@ def with_library_messages(signature: Signature) -> Signature:
     # failures keep the order their own signals give them against it (the corpus settles it)
     explains = signature.explains
     if (signature.id in library_messages.RAISED and WORKER_EXCEPTION not in explains
-            and not signature.id.startswith("collate_")):
+            and signature not in collate.SIGNATURES):
         explains += (WORKER_EXCEPTION,)
     return dataclasses.replace(
         signature, signals=signature.signals + said_here,
