@@ -117,6 +117,8 @@ def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS,
           folded: bool = False, flat: bool = False) -> list[Hit]:
     """(line index, named groups) of the first ``limit`` places ``signal`` is found
     (``folded``: in any case; ``flat``: in the text with its single line breaks as spaces)."""
+    if signal.needle and signal.needle not in parsed.lowered:
+        return []  # the pattern cannot match without its word: no search
     pattern = signal.folded if folded else signal.compiled
     if signal.where == "text":
         found = islice(pattern.finditer(parsed.flat if flat else parsed.text), limit)
@@ -136,8 +138,6 @@ LOOSE = ((True, False, FOLDED_WEIGHT), (False, True, FOLDED_WEIGHT),
 
 def _found(signal: Signal, parsed: Parsed) -> tuple[list[Hit], float]:
     """Where ``signal`` is found (as written, else retyped or re-wrapped) and its weight."""
-    if signal.needle and signal.needle not in parsed.lowered:
-        return [], signal.weight
     limit = max(MAX_HITS, signal.min_count)
     hits, weight = _hits(signal, parsed, limit), signal.weight
     loose = signal.where in ("text", "exception") and len(parsed.text) <= LOOSE_MAX_TEXT

@@ -9,6 +9,7 @@ are pure data: a new failure is a new `Signature`, the matcher does not change.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -44,14 +45,17 @@ class Signal:
     min_count: int = 1
     needle: str = ""  # a lower-case word the text holds wherever the pattern can match
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    folded: re.Pattern[str] = field(init=False, repr=False, compare=False)
     ignores_case: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "compiled", re.compile(self.pattern))
         object.__setattr__(self, "ignores_case", bool(self.compiled.flags & re.IGNORECASE))
-        # the message retyped in another case (a title, a forum post): weaker evidence
-        object.__setattr__(self, "folded", re.compile(self.pattern, re.IGNORECASE))
+
+    @functools.cached_property
+    def folded(self) -> re.Pattern[str]:
+        """The pattern in any case, for the message retyped in another case (a title, a
+        forum post): weaker evidence. Compiled on first use: most signals never need it."""
+        return re.compile(self.pattern, re.IGNORECASE)
 
 
 def text(pattern: str, weight: float = 1.0, *, key: bool = False,
@@ -100,27 +104,36 @@ def said_start(message: str) -> list[str]:
 
 def said_pattern(message: str) -> str:
     """A regex for ``message`` as a library writes it in its source (``"Column {key} not in
-    the dataset"``): its literal words in order, each placeholder any short run of text,
-    quotes and backticks optional (pastes and markdown drop them), spaces as any whitespace,
-    and only its start (`said_start`), so a message cut off or changed at its end by
-    another release still matches."""
-    return r"(?s:.{0,200}?)".join(
-        "".join(rf"[{QUOTES}]?" if c in QUOTES else r"\s+" if c == " " else re.escape(c)
-                for c in piece) for piece in said_start(message))
+    the dataset"``): its literal words in order (each a `phrase`), each placeholder any
+    short run of text, quotes and backticks optional (pastes and markdown drop them), and
+    only its start (`said_start`), so a message cut off or changed at its end by another
+    release still matches."""
+    return _pattern_of(said_start(message))
 
 
 def said_needle(message: str) -> str:
     """The longest word of the message's start, in lower case: a text without it cannot
     match the pattern, so the regex need not run."""
-    words = re.findall(r"[a-z_]{3,}", " ".join(said_start(message)).lower())
-    return max(words, key=len, default="")
+    return _needle_of(said_start(message))
+
+
+OPTIONAL_QUOTES = str.maketrans({q: f"[{QUOTES}]?" for q in QUOTES})
+
+
+def _pattern_of(pieces: list[str]) -> str:
+    return r"(?s:.{0,200}?)".join(phrase(piece).translate(OPTIONAL_QUOTES) for piece in pieces)
+
+
+def _needle_of(pieces: list[str]) -> str:
+    return max(re.findall(r"[a-z_]{3,}", " ".join(pieces).lower()), key=len, default="")
 
 
 def said(messages: tuple[str, ...], weight: float, *, key: bool = True) -> tuple[Signal, ...]:
     """A signal for each of ``messages``, written as the library's source writes it (one
     regex each: a literal start lets the search skip ahead, an alternation of them cannot)."""
-    return tuple(Signal(said_pattern(m), weight, "text", key, needle=said_needle(m))
-                 for m in messages)
+    starts = [said_start(m) for m in messages]
+    return tuple(Signal(_pattern_of(p), weight, "text", key, needle=_needle_of(p))
+                 for p in starts)
 
 
 @dataclass(frozen=True)
