@@ -187,6 +187,10 @@ TEXT_ONLY = {
                              "attribute 'next'",
     "harmless_worker_warning": "PossibleUserWarning: The dataloader, train_dataloader, does not "
                              "have many workers which may be a bottleneck.",
+    # TRL's completion-only collator, a warning per sample (trl/trainer/utils.py)
+    "response_template_not_found": "UserWarning: Could not find response key `### Answer:` in "
+                                   "the following instance: ### Question: 2+2? ### Answer: 4 "
+                                   "This instance will be ignored in loss calculation.",
 }
 
 

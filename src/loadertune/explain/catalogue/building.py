@@ -347,6 +347,20 @@ SIGNATURES: tuple[Signature, ...] = (
         "drop the short series",
         priority=84, explains=("empty_dataset",)),
     Signature(
+        "missing_values_in_data", "the table holds missing or infinite values the dataset "
+        "refuses",
+        (text(near(r"\b(?:NaNs?|NA|nan values|missing values|infinite)\b",
+                   r"\bnot allowed\b|\bnot in setup training set\b", 120), 2, key=True),),
+        "a column of the DataFrame the dataset is built from holds NaN or inf (a merge or "
+        "shift that left gaps, a failed parse): pytorch-forecasting's TimeSeriesDataSet "
+        "refuses them (allow_missing_timesteps is about missing rows, not values), and "
+        "fastai's tabular processing fills only the columns that had gaps in the training "
+        "split",
+        "df.isna().sum() and np.isinf(df.select_dtypes('number')).sum() per column",
+        "fill or drop the gaps before building the dataset (df.ffill(), fillna with a flag "
+        "column), drop the column, or split after filling so every split saw them",
+        priority=84, explains=("worker_exception",)),
+    Signature(
         "unseen_category_in_validation", "a category in validation never appears in training",
         (text(r"Unknown category '[^'\n]*' encountered|y contains previously unseen labels", 4,
               key=True),

@@ -192,13 +192,18 @@ SIGNATURES: tuple[Signature, ...] = (
         (text(r"You passed `?packing=False`? to the SFTTrainer, but you didn'?t pass a "
               r"`?dataset_text_field`? or `?formatting_func`?", 4, key=True),
          text(r"(?i)\bConstantLengthDataset\b|\bSFTTrainer\b", 1)),
-        "TRL's SFTTrainer builds its own dataset from a text field: given packing=False it "
-        "needs dataset_text_field or formatting_func, and an early release refused a "
-        "dataset that was already packed (a ConstantLengthDataset) without packing=True",
-        "the SFTTrainer(...) call: which of packing, dataset_text_field and formatting_func "
-        "it passes",
-        "pass packing=True for a prepacked dataset (or update TRL), or name the text field "
-        "(dataset_text_field=...) or a formatting_func",
+        "TRL's SFTTrainer builds its own dataset from a text field, and its dataset options "
+        "must fit the data's form: given packing=False it needs dataset_text_field or "
+        "formatting_func (an early release refused a dataset already packed in a "
+        "ConstantLengthDataset without packing=True), packing needs max_length, "
+        "completion_only_loss needs prompt-completion data and assistant_only_loss "
+        "conversational data, and a formatting_func must return strings",
+        "the SFTTrainer(...) call and its SFTConfig: which of packing, max_length, "
+        "dataset_text_field, formatting_func and the *_only_loss options it passes, against "
+        "the columns of dataset[0]",
+        "pass the options the message names: packing=True for a prepacked dataset (or update "
+        "TRL), name the text field (dataset_text_field=...) or a formatting_func, set "
+        "max_length, or drop the loss option the data's form does not support",
         priority=84),
     Signature(
         "frozen_dataclass_batch", "Lightning cannot move a frozen dataclass in the batch",

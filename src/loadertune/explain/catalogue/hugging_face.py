@@ -1,6 +1,6 @@
 """The Hugging Face stack between a user's data and the model: Hub datasets that cannot be
-loaded as named, columns that are not there, tokenizers that cannot pad, and processors
-whose text and media disagree."""
+loaded as named, columns that are not there, tokenizers that cannot pad, processors
+whose text and media disagree, and fine-tuning collators that cannot find their template."""
 
 from __future__ import annotations
 
@@ -80,5 +80,35 @@ SIGNATURES: tuple[Signature, ...] = (
         "number of images, before and after truncation",
         "give each sample as many placeholders as media (fix the data or the template), "
         "and raise max_length or stop truncating prompts that carry media",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "response_template_not_found", "the completion-only collator cannot find the response "
+        "template in the samples",
+        (text(r"Could not find (?:response|instruction) key", 4, key=True),
+         text(r"\bDataCollatorForCompletionOnlyLM\b|\bresponse_template\b", 1)),
+        "DataCollatorForCompletionOnlyLM (TRL) masks every token up to the response "
+        "template and looks for the template's token ids in each tokenized sample; the "
+        "template tokenizes differently inside the text (a leading space or newline merges "
+        "with it), the samples use another template, or truncation cut it off: those samples "
+        "get no label at all, so the loss is 0 or NaN",
+        "tokenizer.encode(response_template, add_special_tokens=False) against the ids of "
+        "one formatted sample: the sequence is not in it",
+        "pass the template as token ids taken from a formatted sample "
+        "(tokenizer.encode('\\n' + template, add_special_tokens=False)[2:]), format every "
+        "sample with the same template, raise max_length; newer TRL: completion_only_loss "
+        "with prompt-completion data",
+        priority=86, explains=("worker_exception",)),
+    Signature(
+        "chat_data_not_templated", "chat messages where the trainer expects text",
+        (text(near(r"\b(?:prompt|chosen|rejected|completion) should be an? str",
+                   r"<class 'list'>|\blist\b", 60), 2, key=True),),
+        "a preference or completion dataset in the conversational format (each column a list "
+        "of {'role', 'content'} messages) was given to a trainer release that tokenizes "
+        "plain strings only (TRL's DPO and KTO trainers before they applied chat templates "
+        "themselves)",
+        "print(type(dataset[0]['chosen'])): a list of messages, not a str",
+        "apply the chat template first (dataset.map with tokenizer.apply_chat_template(..., "
+        "tokenize=False) on prompt, chosen and rejected), or update TRL to a release that "
+        "accepts conversational data",
         priority=86, explains=("worker_exception",)),
 )

@@ -7,10 +7,12 @@ messages as each library's source writes them (placeholders kept), read from the
 Hugging Face datasets 5.2, transformers 5.25, Accelerate 1.16 and Lightning 2.6 (installed)
 and of torchvision, timm, MONAI, MMEngine, MMDetection, detectron2, Ultralytics,
 albumentations, kornia, PyTorch Geometric, DGL, torchaudio, SpeechBrain, NeMo, fairseq,
-lhotse, torchdata, webdataset, litdata and MosaicML streaming (their repositories), mapped to
-the cause each reports. `catalogue` adds them to
-the entries as signals (`signature.said`): a raised message is strong evidence on its own, a
-warning weak (it is printed in runs that fail for other reasons too).
+lhotse, torchdata, webdataset, litdata, MosaicML streaming, TRL, sentence-transformers,
+fastai, pytorch-forecasting, skorch, DeepSpeed, Ray, DALI, FFCV, diffusers' training scripts,
+OpenCLIP, torchgeo and torchtext (their repositories), mapped to the cause each reports.
+`catalogue` adds them to the entries as signals (`signature.said`): a raised message is
+strong evidence on its own, a warning weak (it is printed in runs that fail for other
+reasons too).
 """
 
 from __future__ import annotations
@@ -47,12 +49,30 @@ RAISED: dict[str, tuple[str, ...]] = {
         # detectron2
         "Augmentation {aug} needs '{f}', which is not an attribute of {self}!",
     ),
+    "chat_data_not_templated": (
+        # TRL
+        "prompt should be an str but got {type(prompt)}",
+        "chosen should be an str but got {type(chosen)}",
+        "rejected should be an str but got {type(rejected)}",
+        "completion should be an str but got {type(completion)}",
+    ),
     "collate_keys_mismatch": (
         # dgl
         "Expect all graphs to have the same schema on {}, but graph {} got\\n\\t{}\\nwhich is "
         "different from\\n\\t{}.",
     ),
     "collate_size_mismatch": (
+        # FFCV
+        "SimpleRGBImageDecoder only supports constant image, consider "
+        "RandomResizedCropRGBImageDecoder or CenterCropRGBImageDecoder instead.",
+        # fastai
+        "Error when trying to collate the data into batches with fa_collate, at least two "
+        "tensors in the batch are not the same size. Mismatch found on axis {x} of the batch "
+        "and is of type `{x}`: Item at index 0 has shape: {x} Item at index {x} has shape: {x} "
+        "Please include a transform in `after_item` that ensures all data of type {x} is the "
+        "same size",
+        "Could not collate the {x}-th members of your tuples because got the following shapes {x}",
+        "Make sure all parts of your samples are tensors of the same size",
         # monai
         "\\n\\nMONAI hint: if your transforms intentionally create images of different shapes, "
         "creating your `DataLoader` with `collate_fn=pad_list_data_collate` might solve this "
@@ -73,6 +93,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         # dgl
         "graph_collate: batch must contain DGLGraph, tensors, numpy arrays, numbers, dicts or "
         "lists; found {}",
+        # skorch
+        "Cannot convert this data type to a torch tensor.",
         # transformers
         "type of {first_element} unknown: {type(first_element)}. Should be one of a python, "
         "numpy, or pytorch object.",
@@ -80,6 +102,13 @@ RAISED: dict[str, tuple[str, ...]] = {
     "column_not_found": (
         # PyTorch Geometric
         "Data object does not contain attributes 'adj', 'adj_t' or 'edge_index'",
+        # TRL
+        "Unexpected input keys in examples: {list(examples[0].keys())}.",
+        "The input examples must contain either 'messages' for conversational data or 'text' "
+        "for standard data.",
+        "Invalid keys in the example: {example_keys}",
+        "The features should include `input_ids_chosen`, `attention_mask_chosen`, "
+        "`input_ids_rejected` and `attention_mask_rejected`",
         # datasets
         "Column name {list(missing_columns)} not in the dataset. Current columns in the "
         "dataset: {dataset._data.column_names}",
@@ -92,16 +121,46 @@ RAISED: dict[str, tuple[str, ...]] = {
         "dataset: {self._data.column_names}",
         "Original column name {original_column_name} not in the dataset. ",
         "Column '{column_name}' doesn't exist.",
+        # diffusers
+        "--image_column' value '{args.image_column}' needs to be one of: {', '.join(column_names)}",
+        "--caption_column' value '{args.caption_column}' needs to be one of: {', "
+        "'.join(column_names)}",
+        "`--image_column` value '{args.image_column}' not found in dataset columns. Dataset "
+        "columns are: {', '.join(column_names)}",
+        "`--conditioning_image_column` value '{args.conditioning_image_column}' not found in "
+        "dataset columns. Dataset columns are: {', '.join(column_names)}",
+        "`--caption_column` value '{args.caption_column}' not found in dataset columns. Dataset "
+        "columns are: {', '.join(column_names)}",
+        "--original_image_column' value '{args.original_image_column}' needs to be one of: {', "
+        "'.join(column_names)}",
+        "--edit_prompt_column' value '{args.edit_prompt_column}' needs to be one of: {', "
+        "'.join(column_names)}",
+        "--edited_image_column' value '{args.edited_image_column}' needs to be one of: {', "
+        "'.join(column_names)}",
+        # fastai
+        "`group_col` is not a valid column name in the DataFrame o",
         # nemo
         "Manifest file {manifest_file} has invalid json line structure: {line} without proper "
         "audio file key.",
         "Manifest file {manifest_file} has invalid json line structure: {line} without proper "
         "duration key.",
         "lang required in manifest when using aggregate tokenizers",
+        # pytorch-forecasting
+        "variable {x} specified but not found in data",
+        # sentence-transformers
+        "None of the valid_label_columns {valid_label_columns} are in the dataset, which only "
+        "has these columns: {dataset.column_names}.",
         # torchaudio / SpeechBrain
         "CSV has to have an 'ID' field, with unique ids for all data points",
+        # torchtext
+        "Specified key {} was not found in the input data",
+        "Invalid field name for strata_field {}",
     ),
     "corrupt_annotations": (
+        # DALI
+        'Incorrect format of the list file "{file_list_}":{n} expected file name followed by a '
+        "label; got: {line}",
+        "Wrong format of file_list: {file_list_}",
         # MMDetection / mmcv
         "Annotation ids in '{ann_file}' are not unique!",
         # albumentations / kornia
@@ -169,6 +228,14 @@ RAISED: dict[str, tuple[str, ...]] = {
         # MMDetection / mmcv
         "Unsupported type {type(classes)} of classes.",
         "pipeline must be a dict",
+        # OpenCLIP
+        "Manifest {path!r} is not valid JSON: {e}",
+        "Manifest {path!r} is not valid YAML: {e}",
+        "Manifest {path!r}: 'version' must be 1, got {manifest.get('version')!r}.",
+        "Manifest {path!r}: 'sources' must be a non-empty list.",
+        "{where}: 'shards' must be a string or non-empty list of strings.",
+        "{where}: 'samples' (effective post-filter count) is required and must be a positive int.",
+        "Manifest {path!r}: 'weight_mode' must be one of {_WEIGHT_MODES}, got {weight_mode!r}.",
         # nemo
         "Invalid shard strategy ! Allowed values are : {valid_shard_strategies}",
         "Each item in 'extra_fields' must contain a 'type' field with one of the supported "
@@ -203,11 +270,20 @@ RAISED: dict[str, tuple[str, ...]] = {
     "dataset_download_refused": (
         # dgl
         "Failed downloading url %s",
+        # torchtext
+        "The hash of {} does not match. Delete the file manually and retry.",
     ),
     "dataset_layout_mismatch": (
+        # DeepSpeed
+        "Index file doesn't match expected format. Make sure that --dataset-impl is configured "
+        "properly.",
+        # FFCV
+        "file format mismatch: code={CURRENT_VERSION},file={version}",
         # fairseq
         "Index file doesn't match expected format. Make sure that --dataset-impl is configured "
         "properly.",
+        # torchtext
+        "extracted_file [{}] was not found in the archive [{}]",
     ),
     "dataset_name_pattern": (
         # nemo
@@ -217,14 +293,22 @@ RAISED: dict[str, tuple[str, ...]] = {
         "'{tar_pattern.pattern}' in input '{p}'",
     ),
     "dataset_not_downloaded": (
+        # DeepSpeed
+        "Dataset does not exist: {path}",
+        "Path should be a basename that both .idx and .bin can be appended to get full filenames.",
         # MMDetection / mmcv
         "img file does not exist: {img_or_path}",
+        # Ray
+        "None of the provided paths exist. The 'ignore_missing_paths' field is set to True.",
         # fairseq
         "Dataset not found: {} ({})",
         # nemo
         "Provided texts file does not exists!",
         # torchaudio / SpeechBrain
         "Dataset not found at {self._path}. Please set `download=True` to download the dataset.",
+        # torchgeo
+        "Dataset not found in `{var}={val!r}` and `download=False`, either specify a different "
+        "`{var}` or use `download=True` to automatically download the dataset.",
         # torchvision
         "Dataset not found. You can use download=True to download it",
         "Dataset not found or corrupted. You can use download=True to download it",
@@ -290,6 +374,15 @@ RAISED: dict[str, tuple[str, ...]] = {
         "environment is initialized, please update data config to use `defer_setup = True`.",
     ),
     "empty_dataset": (
+        # DALI
+        "``files`` specified an empty list.",
+        # DeepSpeed
+        "no sample to consume: {}",
+        # Ray
+        "No input files found to read. Please double check that 'partition_filter' field is set "
+        "properly.",
+        "No input files found to read with the following file extensions: {file_extensions}. "
+        "Please double check that 'file_extensions' field is set properly.",
         # datasets
         "No (supported) data files found in {path}",
         "The directory at {base_path} doesn't contain any data files",
@@ -300,10 +393,20 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Dataset '{}' is empty!",
         "No valid data found in {}.",
         "No annotations found in {}.",
+        # diffusers
+        "Instance {self.instance_data_root} images root doesn't exists.",
+        "Instance images root doesn't exists.",
+        # fastai
+        "Tried to grab subset {x} in the Dataset, but it contained no items. {x}",
+        # pytorch-forecasting
+        "After applying filter no sub-sequences left in dataset",
         # timm
         'Found 0 images in subfolders of {root}. Supported image extensions are {", '
         '".join(get_img_extensions())}',
         "assert os.path.exists(root)",
+        # torchgeo
+        "Dataset not found in `{var}={val!r}` and cannot be automatically downloaded, either "
+        "specify a different `{var}` or manually download the dataset.",
         # torchvision
         "Couldn't find any class folder in {directory}.",
         "Found no valid file for the classes {', '.join(sorted(empty_classes))}. Supported "
@@ -383,6 +486,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "dictionary key in metadata files",
     ),
     "invalid_dataset_args": (
+        # DALI
+        "Provided {labels.size()} labels for {files.size()} files.",
         # datasets
         "Failed to concatenate on axis=1 because tables don't have the same number of rows",
         # detectron2
@@ -430,6 +535,15 @@ RAISED: dict[str, tuple[str, ...]] = {
         "`per_stream`, or `device_per_stream`.",
         # nemo
         "All datasets in ConcatDataset must be of the same kind (Iterable or Map).",
+        # skorch
+        "Dataset does not have consistent lengths.",
+        "X and y have inconsistent lengths.",
+        "Cannot perform a CV split if dataset and y have different lengths.",
+        "Initialized with items of different lengths: {}",
+        "Cannot set array with shape[0] != {}",
+        # torchgeo
+        "IntersectionDataset only supports GeoDatasets",
+        "UnionDataset only supports GeoDatasets",
         # torchvision
         "Both extensions and is_valid_file cannot be None or not None at the same time",
         "Only transforms or transform/target_transform can be passed as argument",
@@ -438,6 +552,26 @@ RAISED: dict[str, tuple[str, ...]] = {
         "specify only one of perepoch or choose",
     ),
     "invalid_loader_args": (
+        # DALI
+        "``file_root`` argument is required when not using ``files`` or ``file_list``.",
+        "File paths can be provided through ``files`` or ``file_list`` but not both.",
+        "The argument ``labels`` is valid only when file paths are provided as ``files`` argument.",
+        "shuffle_after_epoch and stick_to_shard cannot be both true",
+        "shuffle_after_epoch and random_shuffle cannot be both true",
+        "When reader_name is provided, size should not be set",
+        "When reader_name is provided, last_batch_padded should not be set",
+        "Negative size is supported only for a single pipeline",
+        "All pipelines should have the same batch size set",
+        "output_map names should be distinct",
+        # FFCV
+        "Order {order} is not a supported order type or a subclass of TraversalOrder",
+        "Unknown cache type. Use 0 for process cache, 1 for os cache, or 2 for no cache.",
+        "Dataset won't benefit from QuasiRandom order, use regular Random",
+        # Ray
+        "collate_fn cannot be used with dtypes and device.You should manually move the output "
+        "Torch tensors to thedesired dtype and device outside of collate_fn.",
+        "collate_fn cannot be used with dtypes and device. It is expected thatthe provided "
+        "`collate_fn` will move the output Torch tensors to theappropriate dtype and device.",
         # detectron2
         "total_batch_size and single_gpu_batch_size are mutually incompatible. Please specify "
         "only one.",
@@ -451,14 +585,26 @@ RAISED: dict[str, tuple[str, ...]] = {
         "on CPU.",
         "ERROR: affinity should be used with at least one DL worker",
         "ERROR: cpu_affinity incorrect number of loader_cores={} for num_workers={}",
+        # fastai
+        "Can only shuffle an indexed dataset (not an iterable one).",
+        # pytorch-forecasting
+        "batch_sampler '{x}' is not recognized.",
+        "batch_sampler {x} unknown - see docstring for valid batch_sampler",
         # transformers
         "--dataloader_prefetch_factor can only be set when data is loaded in a different "
         "process, i.e. when --dataloader_num_workers > 0.",
     ),
     "invalid_sampler_args": (
+        # DeepSpeed
+        "either sort_metric_values or shuffle_metric_values can be True, not both.",
         # MMDetection / mmcv
         "sampler should be an instance of ``Sampler``, but got {sampler}",
         "batch_size should be a positive integer value, but got batch_size={batch_size}",
+        # TRL
+        "The effective train batch size ({num_processes} x {args.per_device_train_batch_size} x "
+        "{args.gradient_accumulation_steps}) must be evenly divisible by the number of "
+        "generations per prompt ({self.num_generations}). Given the current effective train "
+        "batch size, the valid values for the number of generations are: {possible_values}.",
         # accelerate
         "To use a `DataLoader` in `split_batches` mode, the batch size "
         "({dataloader.batch_size}) needs to be a round multiple of the number of processes "
@@ -473,6 +619,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Duration bins must be sorted ascendingly.",
         # nemo
         "Cannot use bucket_batch_size option if bucket_duration_bins are not provided.",
+        # sentence-transformers
+        "The batch size for `GroupByLabelBatchSampler` must be divisible by 2.",
+        "ContrastiveTensionDataLoader was loaded with a pos_neg_ratio of {pos_neg_ratio} and a "
+        "batch size of {batch_size}. The batch size must be devisable by the pos_neg_ratio",
         # torchaudio / SpeechBrain
         "Dataset should be a Speechbrain DynamicItemDataset when using length function",
         "All elements in bucket boundaries should be >= 1.",
@@ -492,6 +642,11 @@ RAISED: dict[str, tuple[str, ...]] = {
         "torch.multinomial.html on how to use weights for sampling.",
     ),
     "iterable_dataset_no_len": (
+        # OpenCLIP
+        "Currently, the number of dataset samples must be specified for the training dataset. "
+        "Please specify it via `--train-num-samples` if no dataset length info is present.",
+        "Currently, number of dataset samples must be specified for training dataset. Please "
+        "specify via `--train-num-samples` if no dataset length info present.",
         # lightning
         "When using an `IterableDataset`, `Trainer(limit_{stage.dataloader_prefix}_batches)` "
         "must be `1.0` or an int. An int specifies `num_{stage.dataloader_prefix}_batches` to "
@@ -512,6 +667,17 @@ RAISED: dict[str, tuple[str, ...]] = {
         # webdataset
         "you need to add an explicit nodesplitter to your input pipeline for multi-node training",
         "input pipeline needs to be reconfigured for multinode training",
+    ),
+    "label_format_mismatch": (
+        # sentence-transformers
+        "ListNetLoss expects a list of labels for each sample, but got a single value for each "
+        "sample.",
+        # skorch
+        "The target data should be 1-dimensional.",
+        "The target data shouldn't be 1-dimensional; please reshape (e.g. y.reshape(-1, 1).",
+        "The target data shouldn't be 1-dimensional but instead have 2 dimensions, with the "
+        "second dimension having the same size as the number of regression targets (usually 1). "
+        "Please reshape your target data to be 2-dimensional (e.g. y = y.reshape(-1, 1).",
     ),
     "label_out_of_range": (
         # datasets
@@ -541,11 +707,20 @@ RAISED: dict[str, tuple[str, ...]] = {
         "`{type(source.instance).__name__}.{source.name}()`. Found {dataloader}.",
         "`train_dataloader` must be implemented to be used with the Lightning Trainer",
         "`val_dataloader` must be implemented to be used with the Lightning Trainer",
+        # torchgeo
+        "{self.__class__.__name__}.setup does not define a 'train_dataset'",
     ),
     "loader_exhausted": (
+        # DALI
+        "It seems that there is no data in the pipeline. This may happen if `last_batch_policy` "
+        "is set to PARTIAL and the requested batch size is greater than the shard size.",
         # accelerate
         "Batch does not contain any data (`{batch}`). At the end of all iterable data available "
         "before expected stop iteration.",
+        # fastai
+        "This DataLoader does not contain any batches",
+        "Your training dataloader is empty, can't train a model. Use a smaller batch size "
+        "(batch size={x} for {x} elements).",
     ),
     "log_batch_size_ambiguous": (
         # lightning
@@ -562,6 +737,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         "with `remove_columns`.",
     ),
     "media_tokens_mismatch": (
+        # TRL
+        "Number of images provided ({len(images)}) does not match number of image placeholders "
+        "({num_placeholders}).",
         # transformers
         "The total number of {self.image_token} tokens in the prompts should be the same as the "
         "number of images passed. Found total {sum(n_images_in_text)} {self.image_token} tokens "
@@ -570,10 +748,30 @@ RAISED: dict[str, tuple[str, ...]] = {
         "and text={text_count}. Likely due to `truncation='max_length'`. Please disable "
         "truncation or increase `max_length`.",
     ),
+    "missing_values_in_data": (
+        # fastai
+        "nan values in `{x}` but not in setup training set",
+        # pytorch-forecasting
+        "{x} ({x}) of {x} values were found to be NA or infinite (even after encoding). NA "
+        "values are not allowed `allow_missing_timesteps` refers to missing rows, not to "
+        "missing values. Possible strategies to fix the issue are (a) dropping the variable "
+        "{x}, (b) using `NaNLabelEncoder(add_nan=True)` for categorical variables, (c) filling "
+        "missing values and/or (d) optionally adding a variable indicating filled values",
+    ),
     "not_a_dataset": (
+        # DeepSpeed
+        "Training data must be a torch Dataset",
+        # Ray
+        "The Dataset under '{key}' key is not a `ray.data.Dataset`. Received {dataset} instead.",
+        "At least one value in the `datasets` dict is not a `ray.data.Dataset`: {self.datasets}",
         # datasets
         "Dataset at position {i} has at least one split: {list(dataset)}\\nPlease pick one to "
         "interleave with the other datasets, for example: dataset['{next(iter(dataset))}']",
+        # sentence-transformers
+        "Unsupported `train_dataset` type. Use a Dataset, DatasetDict, or IterableDataset for "
+        "training.",
+        "Unsupported `eval_dataset` type. Use a Dataset, DatasetDict, or IterableDataset for "
+        "evaluation.",
     ),
     "random_split_lengths": (
         # datasets
@@ -581,6 +779,21 @@ RAISED: dict[str, tuple[str, ...]] = {
         "resulting train set will be empty. Adjust any of the aforementioned parameters.",
         # dgl
         "Expect frac_list sum to 1, got {:.4f}",
+        # torchgeo
+        "{n_groups} groups were found, however the current settings of `train_size` and "
+        "`test_size` result in 0 training or testing groups.",
+        "`train_size` and `test_size` must sum to 1.",
+        "Sum of input lengths must equal 1 or the length of dataset's index.",
+        "Sum of input fractions must equal 1.",
+        "Pairs of timestamps in lengths can't be out of dataset's time bounds.",
+        # torchtext
+        "Split ratio {} not between 0 and 1",
+        "Length of split ratio list should be 2 or 3, got {}",
+        "Split ratio must be float or a list, got {}",
+    ),
+    "response_template_not_found": (
+        # TRL
+        'Could not find response key {response_token_ids} in token IDs {batch["labels"][i]}',
     ),
     "resume_state_mismatch": (
         # fairseq
@@ -623,6 +836,16 @@ RAISED: dict[str, tuple[str, ...]] = {
         "sentence at index {} of size {} exceeds max_tokens limit of {}!",
         "sentence at index {idx} exceeds max_tokens limit!",
     ),
+    "series_shorter_than_window": (
+        # pytorch-forecasting
+        "filters should not remove entries all entries - check encoder/decoder lengths and lags",
+        "Encoder length should be at least minimum encoder length",
+        "Decoder length should be at least minimum prediction length",
+        "Timeseries index should be of type integer",
+        "Time difference between steps has been idenfied as larger than 1 - set "
+        "allow_missing_timesteps=True",
+        "allow_missing_timesteps should be True if sequences have gaps",
+    ),
     "stale_dataset_cache": (
         # PyTorch Geometric
         "The 'data' object was created by an older version of PyG. If this error occurred while "
@@ -642,6 +865,16 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Prefetcher thread timed out at {prefetcher_timeout} seconds.",
     ),
     "tokenizer_no_pad_token": (
+        # OpenCLIP
+        "variable_text=True requires a tokenizer with a reserved `pad_token_id`.",
+        # TRL
+        "The specified `pad_token` ('{pad_token}') is not found in the vocabulary of the given "
+        "`processing_class` ({processing_class.__class__.__name__}). Ensure that the "
+        "`pad_token` exists in the vocabulary before using it as a padding token.",
+        "The tokenizer does not have a pad token. Please set `pad_token_id` in the tokenizer.",
+        "Padding is enabled, but the tokenizer is not configured with a padding token. "
+        "Explicitly set `tokenizer.pad_token` (e.g. `tokenizer.pad_token = "
+        "tokenizer.eos_token`) before calling the trainer.",
         # transformers
         "Asking to pad but the tokenizer does not have a padding token. Please select a token "
         "to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new "
@@ -650,6 +883,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "({tokenizer.__class__.__name__}) does not have a pad token.",
     ),
     "too_few_shards": (
+        # OpenCLIP
+        "number of shards must be >= total workers",
         # datasets
         "Cannot iterate with strategy='shards': the dataset now has "
         "num_shards={ex_iterable.num_shards}, which is lower than world_size={world_size}, so "
@@ -664,6 +899,34 @@ RAISED: dict[str, tuple[str, ...]] = {
     "too_many_workers": (
         # dgl
         "ERROR: more workers than available cores",
+    ),
+    "trainer_dataset_args": (
+        # TRL
+        "The `completion_only_loss` argument is not supported for language modeling datasets.",
+        "Padding to a multiple of a value is not yet implemented for vision-language modeling "
+        "and prompt-completion data.",
+        "Packing is not supported for vision-language models. Please set `packing=False` in the "
+        "SFTConfig.",
+        "Passing a custom data collator is not supported when using padding-free.",
+        "You set `assistant_only_loss=True`, but the dataset is not conversational. This option "
+        "is only supported for conversational datasets.",
+        "When `padding_free=True` without packing, `max_length` is not enforced. Either enable "
+        "packing (e.g., `packing=True, packing_strategy='bfd'`), provide already truncated "
+        "inputs, or set `max_length=None`.",
+        "A formatting function was provided while `completion_only_loss=True`, which is "
+        "incompatible. Using a formatter converts the dataset to a language modeling type, "
+        "conflicting with completion-only loss. To resolve this, apply your formatting function "
+        "before passing the dataset, or disable `completion_only_loss` in `SFTConfig`.",
+        "When packing is enabled, `max_length` can't be `None`.",
+        "Either `dataset_text_field` or `formatting_func` should be provided.",
+        "You passed `packing=False` to the SFTTrainer, but you didn't pass a "
+        "`dataset_text_field` or `formatting_func` argument.",
+        "You passed `packing=False` to the SFTTrainer/SFTConfig, but you didn't pass a "
+        "`dataset_text_field` or `formatting_func` argument.",
+        "You need to pass a `dataset_text_field` or `formatting_func` argument to the "
+        "SFTTrainer if you want to use the `ConstantLengthDataset`.",
+        "The `formatting_func` should return a list of processed strings since it can lead to "
+        "silent bugs.",
     ),
     "trainer_removes_columns": (
         # transformers
@@ -709,6 +972,15 @@ RAISED: dict[str, tuple[str, ...]] = {
         "`{dataloader_cls_name}` within local rank has zero length. Please make sure that it "
         "returns at least 1 batch.",
     ),
+    "unseen_category_in_validation": (
+        # fastai
+        "Label '{x}' was not included in the training dataset",
+        "Labels '{x}' were not included in the training dataset",
+        # pytorch-forecasting
+        "Unknown category '{x}' encountered. Set `add_nan=True` to allow unknown categories",
+        # torchtext
+        "Token {token} not found and default index is not set",
+    ),
     "wds_duplicate_keys": (
         # datasets
         "Duplicate field {field_name!r} for sample {example_key!r} in TAR archive {tar_path!r}",
@@ -737,6 +1009,9 @@ WARNED: dict[str, tuple[str, ...]] = {
         "speechbrain.readthedocs.io/en/latest/audioloading.html",
     ),
     "collate_size_mismatch": (
+        # fastai
+        "It's not possible to collate samples of your dataset together in a batch. Shapes of "
+        "the inputs/targets: {x}",
         # monai
         "{l_str} E: {e}, shape {[elem.shape for elem in batch]} in collate({batch_str})",
         "{l_str} collate list inconsistent sizes, got size: {sizes}, in collate({batch_str})",
@@ -812,10 +1087,17 @@ WARNED: dict[str, tuple[str, ...]] = {
         "`{dataloader.__class__.__name__}` returned 0 length. Please make sure this was your "
         "intention.",
         "`Trainer.fit` stopped: No training batches.",
+        # torchgeo
+        "Could not find any relevant files for provided path '{path}'. Path was ignored.",
         # ultralytics
         "No images found in {data_dir} or its subdirectories.",
         "{prefix} found {nf} images in {nd} classes (no images found)",
         "{prefix} found {nf} images in {nd} classes (requires {nc} classes, not {nd})",
+    ),
+    "framework_rebuilds_loader": (
+        # Ray
+        "The {loader.sampler.__class__.__name__} will be overwritten with a DistributedSampler. "
+        "You can disable this by setting `with_sampler` to False in `prepare_data_loader`.",
     ),
     "group_by_length_unsupported": (
         # transformers
@@ -858,6 +1140,10 @@ WARNED: dict[str, tuple[str, ...]] = {
         "image_processing_utils#transformers.image_transforms.rescale.input_data_format) "
         "parameter to assign the channel dimension.",
     ),
+    "invalid_loader_args": (
+        # sentence-transformers
+        "When using an IterableDataset, you cannot specify a batch sampler.",
+    ),
     "iterable_duplicates": (
         # lightning
         "Your `IterableDataset` has `__len__` defined. In combination with multi-process data "
@@ -865,6 +1151,9 @@ WARNED: dict[str, tuple[str, ...]] = {
         "configured independently to avoid having duplicate data.",
     ),
     "loader_exhausted": (
+        # fastai
+        "Your training dataloader is empty, you have only {x} items in your training set. Your "
+        "batch size is {x}, you should lower it.",
         # transformers
         "There seems not to be a single sample in your epoch_iterator, stopping training at "
         "step {self.state.global_step}! This is expected if you're using an IterableDataset and "
@@ -913,6 +1202,8 @@ WARNED: dict[str, tuple[str, ...]] = {
         "{self.shuffle}; restored to {shuffle}).",
     ),
     "sample_size_limit": (
+        # DeepSpeed
+        "Data indices {long_ids} ignored as metrics exceed {max_metric_value_per_batch}.",
         # fairseq
         "{} samples have invalid sizes and will be skipped, max_positions={}, first few sample "
         "ids={}",
@@ -920,6 +1211,13 @@ WARNED: dict[str, tuple[str, ...]] = {
         "The first cut drawn in batch collection violates the max_frames, max_cuts, or "
         "max_duration constraints - we'll return it anyway. Consider increasing max_frames/"
         "max_cuts/max_duration.",
+    ),
+    "series_shorter_than_window": (
+        # pytorch-forecasting
+        "Min encoder length and/or min_prediction_idx and/or min prediction length and/or lags "
+        "are too large for {x} series/groups which therefore are not present in the dataset "
+        "index. This means no predictions can be made for those series. First 10 removed "
+        "groups: {x}",
     ),
     "slow_storage": (
         # ultralytics
@@ -951,6 +1249,17 @@ WARNED: dict[str, tuple[str, ...]] = {
         "Number of shards in tarred dataset ({len(sharded_filepaths)}) is not divisible by "
         "number of distributed workers ({world_size}).",
     ),
+    "trainer_dataset_args": (
+        # TRL
+        "You passed a dataset that is already processed (contains an `input_ids` field) "
+        "together with a formatting function. Therefore `formatting_func` will be ignored. "
+        "Either remove the `formatting_func` or pass a dataset that is not already processed.",
+        "Only one of `dataset_text_field` and `formatting_func` should be provided. Ignoring "
+        "`dataset_text_field` and using `formatting_func`.",
+        "The passed formatting_func has more than one argument. Usually that function should "
+        "have a single argument `example` which corresponds to the dictionary returned by each "
+        "element of the dataset. Make sure you know what you are doing.",
+    ),
     "trainer_removes_columns": (
         # transformers
         "The following columns {dset_description} don't have a corresponding argument in "
@@ -966,5 +1275,9 @@ WARNED: dict[str, tuple[str, ...]] = {
         "You're operating within a distributed environment and have disabled the `drop_last` "
         "option. Please note that this configuration may lead to training interruptions if your "
         "system depends on distributed collectives.",
+    ),
+    "unseen_category_in_validation": (
+        # pytorch-forecasting
+        "Found {x} unknown classes which were set to NaN",
     ),
 }
