@@ -122,6 +122,12 @@ def labels_beyond(count: int) -> object:
     return datasets.Dataset.from_dict({"label": [count + 3]}, features=features)
 
 
+def missing_frame_column() -> object:
+    """pandas (which datasets installs) selecting a column a CSV of another dataset lacks."""
+    pandas = pytest.importorskip("pandas")
+    return pandas.DataFrame({"smiles": ["C"]})[["sEH_[strep]_tot"]]
+
+
 def padding_collator() -> object:
     transformers = pytest.importorskip("transformers")
     return transformers.DataCollatorWithPadding(no_pad_tokenizer())
@@ -129,6 +135,8 @@ def padding_collator() -> object:
 
 # each case: the run (given a scratch folder), a phrase of the library's own text, the cause
 HF_CASES: dict[str, tuple[Callable[[Path], object], str, str]] = {
+    "a DataFrame column that is not there": (
+        lambda root: missing_frame_column(), "are in the [columns]", "column_not_found"),
     "a removed column that is not there": (
         lambda root: rows().remove_columns("input_ids"), "not in the dataset",
         "column_not_found"),

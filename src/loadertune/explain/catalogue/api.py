@@ -85,6 +85,9 @@ SIGNATURES: tuple[Signature, ...] = (
               r"|drop_last\s*=\s*True", 1),
          text(r"`?Dataloader`? returned 0 length\. Please make sure that it returns at least "
               r"1 batch", 3, key=True),
+         # told in words: the loop over the loader never runs
+         text(r"(?i)\b(?:does ?n'?t|does not|did ?n'?t|did not|never)\s+(?:even\s+)?"
+              r"(?:enters?|go(?:es)? into)\s+the\s+(?:for[- ])?loop\b", 2, key=True),
          text(near(r"\b(?:data ?)?loader\b[^.\n]{0,20}\bof length 0\b|\blength 0 loader\b",
                    r"batch_size\s*>|\bbatch size (?:is )?(?:larger|bigger|greater)\b|drop_last",
                    300), 3, key=True)),

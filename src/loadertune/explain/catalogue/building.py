@@ -183,7 +183,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # a data file or folder missing, and the user's (or an answer's) word for why
          text(near(NOT_FOUND, r"\b(?:forg[eo]t|didn'?t|did not|haven'?t|not) (?:to )?(?:pre-?"
                    r"process|prepare|download|extract|generate|convert)\w*\b|\bprepar\w* "
-                   r"the (?:data|dataset)\b|\bDatasets? Prepar\w*", 1500), 3, key=True),
+                   r"the (?:data|dataset)\b|\bDatasets? Prepar\w*|\b(?:data|files?)\b[^.\n]"
+                   r"{0,30}\bnot (?:present|included|shipped|part of)\b", 1500), 3, key=True),
          # the missing path is a data folder or list the repository's preparation writes
          # (one missing image or clip is a sample's own problem)
          text(near(NOT_FOUND, r"[/\\'](?:datasets?|data|anno\w*|train|songs?|features?)[/\\]"

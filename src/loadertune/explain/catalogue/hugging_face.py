@@ -25,6 +25,11 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "column_not_found", "the code names a dataset column this dataset does not have",
         (text(r"(?i)Column (?:name )?\S+ not in the dataset", 2, key=True),
+         # pandas selecting columns a DataFrame lacks; a trainer's column mapping
+         text(r"None of \[Index\(\[[^\n]{0,300}?\],\s*dtype='\w+'\)\] are in the \[columns\]",
+              3, key=True),
+         text(near(r"\bexpected the columns\b", r"\bdataset had the columns\b", 300), 3,
+              key=True),
          text(r"(?i)\bremove_columns\b|\binput_columns\b|\bcolumn_names\b", 0.5)),
         "a column named in the code (remove_columns=, input_columns=, dataset['text'], a "
         "text field of a trainer, a key the collator reads) is not in this dataset or split: "

@@ -30,6 +30,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # a name used before it is set: a bug in the code that raised it, not in the data
          text(r"local variable '\w+' referenced before assignment|cannot access local "
               r"variable '\w+' where it is not associated with a value", 1.5, key=True),
+         # a project's script that uses a loader name it never imported
+         text(r"NameError: name '(?:DataLoader|Dataset|\w+Dataset|\w+Sampler)' is not defined",
+              2, key=True),
+         text(near(r"\b(?:add|missing|forgot(?:ten)?)\b[^.\n]{0,30}\b(?:line|import)s?\b",
+                   r"(?:^|\n)[ \t]*from torch[\w.]* import \w+[ \t]*(?:\n|$)",
+                   200), 2, key=True),
          # a library's wrapper of the loader lacks what the library's own script reads from it
          text(r"'(?!DataLoader')\w+Loader' object has no attribute '(?:dataset|sampler|"
               r"batch_size|filenames)'", 2.5, key=True),
@@ -71,13 +77,24 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"Couldn'?t reach https://raw\.githubusercontent\.com/huggingface/datasets/"
               r"[\d.]+/", 4, key=True),
          text(near(r"got an unexpected keyword argument '\w+'", r"\bversions?\b|\bupgrad\w*|"
-                   r"\bupdat\w*|\bolder\b|\bnewer\b", 300), 1.5, key=True)),
+                   r"\bupdat\w*|\bolder\b|\bnewer\b", 300), 1.5, key=True),
+         # told in words: a release of one library no longer fits the code of another
+         text(near(NEW_RELEASE, r"\bbackwards?[- ]incompatib\w*|\bnot backwards?[- ]compatible\b",
+                   200), 2, key=True),
+         # webdataset 0.2.96's tar_file_expander ends with {} (eof_value), which the grouping
+         # code copied into OpenCLIP and others reads as a sample
+         text(near(r"\bgroup_by_keys\w*|\btar_file_expander\b|\beof_value\b",
+                   r"KeyError: '(?:fname|__key__)'", 600), 3.5, key=True),
+         # a library's DataLoader that became an abstract base (allennlp 1.1)
+         text(r"\bDataLoader\(\) takes no arguments", 3, key=True)),
         "two libraries in the data path are at versions that do not fit: a toolkit calls a "
         "dependency with an argument the installed release lacks (SpeechBrain passes "
         "backend= to torchaudio.load, new in 2.1), an older datasets meets a newer fsspec "
         "('Loading a dataset cached in a LocalFileSystem is not supported'), or a datasets "
         "before 1.3 fetches its packaged builders (text, json, audiofolder) from GitHub and "
-        "fails offline",
+        "fails offline, webdataset 0.2.96 ends each tar with {} where OpenCLIP's copied "
+        "grouping code expects None (KeyError: 'fname'), or allennlp 1.1 made its DataLoader "
+        "an abstract base (PyTorchDataLoader takes the arguments)",
         "pip show the libraries the message names and compare with the versions the "
         "toolkit (or datasets' own requirements) expects",
         "upgrade the older one (pip install -U datasets, torchaudio ...), or pin the other "
