@@ -9,7 +9,9 @@ and of torchvision, timm, MONAI, MMEngine, MMDetection, detectron2, Ultralytics,
 albumentations, kornia, PyTorch Geometric, DGL, torchaudio, SpeechBrain, NeMo, fairseq,
 lhotse, torchdata, webdataset, litdata, MosaicML streaming, TRL, sentence-transformers,
 fastai, pytorch-forecasting, skorch, DeepSpeed, Ray, DALI, FFCV, diffusers' training scripts,
-OpenCLIP, torchgeo and torchtext (their repositories), mapped to the cause each reports.
+OpenCLIP, torchgeo, torchtext, LLaMA-Factory, ms-swift, axolotl, torchtune, unsloth, nnU-Net,
+batchgenerators, darts, GluonTS, YOLOv5, Megatron-LM and LLaVA (their repositories), mapped
+to the cause each reports.
 `catalogue` adds them to the entries as signals (`signature.said`): a raised message is
 strong evidence on its own, a warning weak (it is printed in runs that fail for other
 reasons too).
@@ -56,6 +58,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "rejected should be an str but got {type(rejected)}",
         "completion should be an str but got {type(completion)}",
     ),
+    "code_assumes_batch_size_one": (
+        # LLaVA
+        "batch_size must be 1",
+    ),
     "collate_keys_mismatch": (
         # dgl
         "Expect all graphs to have the same schema on {}, but graph {} got\\n\\t{}\\nwhich is "
@@ -90,6 +96,8 @@ RAISED: dict[str, tuple[str, ...]] = {
     "collate_unsupported_type": (
         # PyTorch Geometric
         "DataLoader found invalid type: {type(elem)}",
+        # batchgenerators
+        "unknown type for batch:",
         # dgl
         "graph_collate: batch must contain DGLGraph, tensors, numpy arrays, numbers, dicts or "
         "lists; found {}",
@@ -100,6 +108,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "numpy, or pytorch object.",
     ),
     "column_not_found": (
+        # GluonTS
+        "Object is missing a required field `{self.name}`",
         # PyTorch Geometric
         "Data object does not contain attributes 'adj', 'adj_t' or 'edge_index'",
         # TRL
@@ -109,6 +119,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Invalid keys in the example: {example_keys}",
         "The features should include `input_ids_chosen`, `attention_mask_chosen`, "
         "`input_ids_rejected` and `attention_mask_rejected`",
+        # axolotl
+        "Prompt, chosen and rejected keys are required for DPO/ORPO datasets",
+        "Prompt and completion keys are required for KTO datasets",
+        "Messages is null. Please check `field_messages`.",
         # datasets
         "Column name {list(missing_columns)} not in the dataset. Current columns in the "
         "dataset: {dataset._data.column_names}",
@@ -155,6 +169,12 @@ RAISED: dict[str, tuple[str, ...]] = {
         # torchtext
         "Specified key {} was not found in the input data",
         "Invalid field name for strata_field {}",
+        # torchtune
+        "keys_to_pad should be a subset of keys in the batch, but found {keys_to_pad} and "
+        "{set(batch[0].keys())}, respectively.",
+        # unsloth
+        "Unsloth: Your prompt includes '{column}' but this does not exist in the dataset. Only "
+        "allowed columns are {list(dataset_columns)}",
     ),
     "corrupt_annotations": (
         # DALI
@@ -163,6 +183,12 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Wrong format of file_list: {file_list_}",
         # MMDetection / mmcv
         "Annotation ids in '{ann_file}' are not unique!",
+        # YOLOv5
+        "labels require 5 columns, {lb.shape[1]} columns detected",
+        "negative label values {lb[lb < 0]}",
+        "non-normalized or out of bounds coordinates {lb[:, 1:][lb[:, 1:] > 1]}",
+        "labels require 5 columns each",
+        "non-normalized or out of bounds coordinate labels",
         # albumentations / kornia
         "In YOLO format all coordinates must be float and in range (0, 1], got {bboxes}",
         "Expected {invalid_coord} for bbox {invalid_bbox} to be in the range [0.0, 1.0], got "
@@ -228,6 +254,21 @@ RAISED: dict[str, tuple[str, ...]] = {
         # MMDetection / mmcv
         "Unsupported type {type(classes)} of classes.",
         "pipeline must be a dict",
+        # Megatron-LM
+        "blend prefixes and weights must be equal in number",
+        "split must be provided when blend is not None",
+        "blend and blend_per_split are incompatible",
+        "split and blend_per_split are incompatible",
+        "blend_per_split must contain {len(Split)} blends",
+        "blend per split prefixes and weights must be equal in number",
+        "--data-cache-path must be provided when using --dataloader-fast-cache-load.",
+        "--dataloader-fast-cache-load and --data-path cannot be used together. Use "
+        "--per-split-data-args-path or --train-data-path, --valid-data-path and "
+        "--test-data-path instead.",
+        "size_is_none => weights_are_none fails for {split.name} split This can occur with "
+        "multiple validation sets if datasets have weights",
+        "Using client-specified weights requires client-specified size",
+        "{self.cls.__name__} failed to build as a mock data generator",
         # OpenCLIP
         "Manifest {path!r} is not valid JSON: {e}",
         "Manifest {path!r} is not valid YAML: {e}",
@@ -236,6 +277,23 @@ RAISED: dict[str, tuple[str, ...]] = {
         "{where}: 'shards' must be a string or non-empty list of strings.",
         "{where}: 'samples' (effective post-filter count) is required and must be a positive int.",
         "Manifest {path!r}: 'weight_mode' must be one of {_WEIGHT_MODES}, got {weight_mode!r}.",
+        # YOLOv5
+        "{prefix}Error loading data from {path}: {e} See {HELP_URL}",
+        "No *.yaml file found in {dir}",
+        "data.yaml '{k}:' field missing ❌",
+        "data.yaml names keys must be integers, i.e. 2: car",
+        "Multiple files match '{file}', specify exact path: {files}",
+        # axolotl
+        "no {split} split found for dataset {dataset_config.path}, you may specify a split with "
+        "'split: ...'",
+        "unhandled prompt tokenization strategy: {ds_type}. {suffix}",
+        "`type: sharegpt.*` is deprecated. Please use `type: chat_template` instead.",
+        "either datasets or pretraining_dataset is required",
+        "non-zero val_set_size should not be used with test_datasets configuration",
+        "eval_table_size and eval_sample_packing are not supported together with "
+        "sample_packing. Please set 'eval_sample_packing' to false.",
+        "eval_steps and eval_strategy are not supported with val_set_size == 0",
+        "data_files must be either a string or list of strings",
         # nemo
         "Invalid shard strategy ! Allowed values are : {valid_shard_strategies}",
         "Each item in 'extra_fields' must contain a 'type' field with one of the supported "
@@ -256,6 +314,24 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Currently we only support sampling techniques in {supported_sampling_techniques}.",
         "Random generator expects a 'p' keyword argument for sampling probabilities.",
         "Length of probabilities list must be equal to the number of datasets.",
+        # nnU-Net
+        "not all required keys are present in dataset.json. Required: %s Present: %s Missing: "
+        "%s Unused by nnU-Net: %s",
+        "Did not find the expected number of training cases (%d). Found %d instead. Examples: %s",
+        "Labels must be in consecutive order (0, 1, 2, ...). The labels "
+        "{np.array(expected_labels)[1:][~labels_valid_consecutive]} do not satisfy this "
+        "restriction",
+        "Error: Unexpected number of modalities. Expected: %d. Got: %d. Images: %s",
+        "Unable to determine a reader for file ending {file_ending} and file {example_file} "
+        "(file None means no file provided).",
+        # torchtune
+        "Expected a key of 'input' in column_map but found {column_map.keys()}.",
+        "Expected a key of 'chosen' in column_map but found {column_map.keys()}.",
+        "Expected a key of 'conversations' in column_map but found {column_map.keys()}.",
+        "Expected a key of 'messages' in column_map but found {column_map.keys()}.",
+        "Unsupported conversation style: {conversation_style}",
+        "PackedDataset requires a max_seq_len to be set on the tokenizer.",
+        "found both 'subset' and 'name' found, you may only specify one, {load_dataset_kwargs=}",
         # ultralytics
         "'kpt_shape' in data.yaml missing or incorrect. Should be a list with [number of "
         "keypoints, number of dims (2 for x,y or 3 for x,y,visible)], i.e. 'kpt_shape: [17, 3]'",
@@ -268,6 +344,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         '(data="{dataset}"), See https://docs.ultralytics.com/datasets/classify/',
     ),
     "dataset_download_refused": (
+        # YOLOv5
+        "File download failed: {url}",
         # dgl
         "Failed downloading url %s",
         # torchtext
@@ -279,11 +357,28 @@ RAISED: dict[str, tuple[str, ...]] = {
         "properly.",
         # FFCV
         "file format mismatch: code={CURRENT_VERSION},file={version}",
+        # LLaMA-Factory
+        "Cannot find valid samples, check `data/README.md` for the data format.",
+        # Megatron-LM
+        "bad header, cannot read: {idx_path}",
+        "bad version, cannot read: {idx_path}",
+        "Index file doesn't match expected format. Make sure that --dataset-impl is configured "
+        "properly.",
+        # YOLOv5
+        "{prefix}No labels in {cache_path}. Can not train without labels. See {HELP_URL}",
+        "Error unzipping {path}, {dir} not found. path/to/abc.zip MUST unzip to path/to/abc/",
+        "No labels found in {cache_path}. Can not train without labels. See {help_url}",
         # fairseq
         "Index file doesn't match expected format. Make sure that --dataset-impl is configured "
         "properly.",
+        # nnU-Net
+        "There needs to be a dataset.json file in folder, folder={folder}",
+        "There needs to be a imagesTr subfolder in folder, folder={folder}",
+        "There needs to be a labelsTr subfolder in folder, folder={folder}",
         # torchtext
         "extracted_file [{}] was not found in the archive [{}]",
+        # unsloth
+        "Unsloth: Your dataset is probably already in ShareGPT format!",
     ),
     "dataset_name_pattern": (
         # nemo
@@ -298,12 +393,31 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Path should be a basename that both .idx and .bin can be appended to get full filenames.",
         # MMDetection / mmcv
         "img file does not exist: {img_or_path}",
+        # Megatron-LM
+        "One or both of the .idx and .bin files cannot be found at the path prefix {path_prefix}",
+        "Dataset does not exist: {path}",
+        "Path should be a basename that both .idx and .bin can be appended to get full filenames.",
         # Ray
         "None of the provided paths exist. The 'ignore_missing_paths' field is set to True.",
+        # YOLOv5
+        "Dataset not found ⚠️, missing paths %s",
         # fairseq
         "Dataset not found: {} ({})",
+        # ms-swift
+        "The local path does not exist, dataset_id: `{dataset_id}`. os.path.exists(dataset_id): "
+        "{os.path.exists(dataset_id)}",
         # nemo
         "Provided texts file does not exists!",
+        # nnU-Net
+        "Some expected files were missing. Make sure you are properly referencing them in the "
+        "dataset.json. Or use imagesTr & labelsTr folders! Missing images: {missing_images} "
+        "Missing labels: {missing_labels}",
+        "Could not find a dataset with the ID {dataset_id}. Make sure the requested dataset ID "
+        "exists and that nnU-Net knows where raw and preprocessed data are located (see "
+        "Documentation - Installation). Here are your currently defined folders: "
+        "nnUNet_preprocessed={paths.nnUNet_preprocessed} nnUNet_results={paths.nnUNet_results} "
+        "nnUNet_raw={paths.nnUNet_raw} If something is not right, adapt your environment "
+        "variables.",
         # torchaudio / SpeechBrain
         "Dataset not found at {self._path}. Please set `download=True` to download the dataset.",
         # torchgeo
@@ -325,6 +439,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "this in '{SETTINGS_FILE}'",
     ),
     "dataset_not_registered": (
+        # LLaMA-Factory
+        "Undefined dataset {} in {}.",
         # detectron2
         "Dataset '{}' is not registered! Available datasets are: {}",
         # mmengine
@@ -378,11 +494,19 @@ RAISED: dict[str, tuple[str, ...]] = {
         "``files`` specified an empty list.",
         # DeepSpeed
         "no sample to consume: {}",
+        # GluonTS
+        "no valid file found in {path}",
+        # Megatron-LM
+        "no sample to consume: {}",
+        "Got an empty split when trying to create dataset: {prefixes[i], splits[i]}",
         # Ray
         "No input files found to read. Please double check that 'partition_filter' field is set "
         "properly.",
         "No input files found to read with the following file extensions: {file_extensions}. "
         "Please double check that 'file_extensions' field is set properly.",
+        # YOLOv5
+        "No images or videos found in {p}. Supported formats are: images: {IMG_FORMATS} videos: "
+        "{VID_FORMATS}",
         # datasets
         "No (supported) data files found in {path}",
         "The directory at {base_path} doesn't contain any data files",
@@ -488,6 +612,8 @@ RAISED: dict[str, tuple[str, ...]] = {
     "invalid_dataset_args": (
         # DALI
         "Provided {labels.size()} labels for {files.size()} files.",
+        # darts
+        "The sequence of `{name}` must have the same length as the sequence of target `series`.",
         # datasets
         "Failed to concatenate on axis=1 because tables don't have the same number of rows",
         # detectron2
@@ -544,6 +670,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         # torchgeo
         "IntersectionDataset only supports GeoDatasets",
         "UnionDataset only supports GeoDatasets",
+        # torchtune
+        "At least one of message_transform or model_transform must be provided.",
         # torchvision
         "Both extensions and is_valid_file cannot be None or not None at the same time",
         "Only transforms or transform/target_transform can be passed as argument",
@@ -572,6 +700,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Torch tensors to thedesired dtype and device outside of collate_fn.",
         "collate_fn cannot be used with dtypes and device. It is expected thatthe provided "
         "`collate_fn` will move the output Torch tensors to theappropriate dtype and device.",
+        # batchgenerators
+        "Only use DataLoader instances that have infinite=True",
         # detectron2
         "total_batch_size and single_gpu_batch_size are mutually incompatible. Please specify "
         "only one.",
@@ -642,6 +772,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "torch.multinomial.html on how to use weights for sampling.",
     ),
     "iterable_dataset_no_len": (
+        # LLaMA-Factory
+        "Please specify `max_steps` in streaming mode.",
         # OpenCLIP
         "Currently, the number of dataset samples must be specified for the training dataset. "
         "Please specify it via `--train-num-samples` if no dataset length info is present.",
@@ -654,6 +786,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "When using an IterableDataset for `train_dataloader`, `Trainer(val_check_interval)` "
         "must be time based, `1.0` or an int. An int k specifies checking validation every k "
         "training batches.",
+        # ms-swift
+        "Please specify `max_steps` in streaming mode.",
         # timm
         "Invalid split definition, num_samples not specified in train mode.",
         # transformers
@@ -685,6 +819,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         # detectron2
         "Got an invalid category_id={classes.min()}",
         "Got an invalid category_id={classes.max()} for a dataset of {num_classes} classes",
+        # nnU-Net
+        "Error: Unexpected labels found in file %s. Expected: %s Found: %s",
+        "Some segmentation images contained unexpected labels. Please check text output above "
+        "to see which one(s).",
     ),
     "lazy_manifest_needs_eager": (
         # lhotse
@@ -717,6 +855,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         # accelerate
         "Batch does not contain any data (`{batch}`). At the end of all iterable data available "
         "before expected stop iteration.",
+        # axolotl
+        "eval dataset split is too small for sample_packing. You should set "
+        "`eval_sample_packing: False` in your config.",
         # fastai
         "This DataLoader does not contain any batches",
         "Your training dataloader is empty, can't train a model. Use a smaller batch size "
@@ -737,9 +878,23 @@ RAISED: dict[str, tuple[str, ...]] = {
         "with `remove_columns`.",
     ),
     "media_tokens_mismatch": (
+        # LLaMA-Factory
+        "The number of images does not match the number of {IMAGE_PLACEHOLDER} tokens in "
+        "{messages}.",
+        "The number of images does not match the number of {IMAGE_PLACEHOLDER} tokens.",
+        "The number of videos does not match the number of {VIDEO_PLACEHOLDER} tokens.",
+        "The number of audios does not match the number of {AUDIO_PLACEHOLDER} tokens.",
+        "`len(images)` is less than the number of {} tokens.",
+        # LLaVA
+        "assert DEFAULT_IMAGE_TOKEN in source[0]['value']",
         # TRL
         "Number of images provided ({len(images)}) does not match number of image placeholders "
         "({num_placeholders}).",
+        # ms-swift
+        "num_media: {num_media}, num_media_tags: {num_media_tags}, total_content: {total_content}",
+        # torchtune
+        "Number of images ({len(images)}) does not match number of image tags "
+        "({num_image_tags_in_content}) in content: {content}",
         # transformers
         "The total number of {self.image_token} tokens in the prompts should be the same as the "
         "number of images passed. Found total {sum(n_images_in_text)} {self.image_token} tokens "
@@ -761,6 +916,8 @@ RAISED: dict[str, tuple[str, ...]] = {
     "not_a_dataset": (
         # DeepSpeed
         "Training data must be a torch Dataset",
+        # GluonTS
+        "input must be a pair, or a pandas Series or DataFrame.",
         # Ray
         "The Dataset under '{key}' key is not a `ray.data.Dataset`. Received {dataset} instead.",
         "At least one value in the `datasets` dict is not a `ray.data.Dataset`: {self.datasets}",
@@ -796,6 +953,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         'Could not find response key {response_token_ids} in token IDs {batch["labels"][i]}',
     ),
     "resume_state_mismatch": (
+        # Megatron-LM
+        "no samples left to consume: {}, {}",
         # fairseq
         "Cannot resume training due to dataloader mismatch, please report this to the fairseq "
         "developers. You can relaunch training with `--reset-dataloader` and it should work.",
@@ -835,8 +994,33 @@ RAISED: dict[str, tuple[str, ...]] = {
         "--skip-invalid-size-inputs-valid-test",
         "sentence at index {} of size {} exceeds max_tokens limit of {}!",
         "sentence at index {idx} exceeds max_tokens limit!",
+        # ms-swift
+        "Failed to retrieve the dataset. You can avoid this issue by increasing `max_length` or "
+        "modifying the `truncation_strategy`.",
+        "Current length of row({length}) is larger than the max_length({self.max_length}).",
+        # torchtune
+        "Dataset sample is too long ({seq_len} > {self.max_seq_len}). Please set "
+        "`split_across_pack=True` or increase `max_seq_len`.",
     ),
     "series_shorter_than_window": (
+        # GluonTS
+        "Reached maximum number of idle transformation calls. This means the transformation "
+        "looped over {self.max_idle_transforms} inputs without returning any output. This "
+        "occurred in the following transformation: {self}",
+        # darts
+        "The input `series` are too short to extract even a single sample. Expected min length: "
+        "`{min_size_of_both_chunks}`, received max length: `{max(len(ts) for ts in series)}`.",
+        "The dataset contains target `series` that are too short to extract even a single "
+        "example. Expected min length: `{self.min_size_of_both_chunks}`, received length "
+        "`{len(series)}` (at series sequence idx `{series_idx}`).",
+        "The dataset contains target `series` that are too short to extract even a single "
+        "example. Expected min length: `{min_length}`, received length `{len(series)}` (at "
+        "series sequence idx `{series_idx}`).",
+        "The dataset contains target `series` that are too short to extract the model input for "
+        "prediction. Expected min length: `{self.min_input_chunk_length}`, received length "
+        "`{len(series)}` (at series sequence idx `{series_idx}`).",
+        "`{name}` must have at least `{minimum_len_str}` = {minimum_len} timesteps; instead, it "
+        "only has {series.n_timesteps}.",
         # pytorch-forecasting
         "filters should not remove entries all entries - check encoder/decoder lengths and lags",
         "Encoder length should be at least minimum encoder length",
@@ -851,6 +1035,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         "The 'data' object was created by an older version of PyG. If this error occurred while "
         "loading an already existing dataset, remove the 'processed/' directory in the "
         "dataset's root folder and try again.",
+        # nnU-Net
+        "Found more than one file ending in the folder {folder}. Unable to infer nnUNetDataset "
+        "variant!",
     ),
     "streaming_local_dir_reuse": (
         # mosaic
@@ -927,6 +1114,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "SFTTrainer if you want to use the `ConstantLengthDataset`.",
         "The `formatting_func` should return a list of processed strings since it can lead to "
         "silent bugs.",
+        # unsloth
+        "Unsloth: You must specify a `formatting_func`",
     ),
     "trainer_removes_columns": (
         # transformers
@@ -966,6 +1155,13 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Functional F.{functional.__name__} supports inputs of type {registry.keys()}, but got "
         "{input_type} instead.",
         "No image, video, mask or bounding box was found in the sample",
+    ),
+    "transform_returns_wrong_value": (
+        # nnU-Net
+        "Transform returned inconsistent segmentation structure across batch",
+        # torchtune
+        "model_transform returned the following keys: {keys_str}. Must return 'tokens' and "
+        "'mask' as keys.",
     ),
     "uneven_batches_per_rank": (
         # lightning
@@ -1022,6 +1218,9 @@ WARNED: dict[str, tuple[str, ...]] = {
         "{l_str} E: unsupported type in collate {batch_str}.",
     ),
     "corrupt_annotations": (
+        # YOLOv5
+        "{prefix}WARNING: {im_file}: ignoring corrupt image/label: {e}",
+        "WARNING: Ignoring corrupted image and/or label %s: %s",
         # detectron2
         "{json_file} contains {total_num_anns} annotations, but only {total_num_valid_anns} of "
         "them match to images in the file.",
@@ -1035,13 +1234,25 @@ WARNED: dict[str, tuple[str, ...]] = {
         "will be removed. To avoid this please supply either a detect or segment dataset, not a "
         "detect-segment mixed dataset.",
     ),
+    "dataset_config_invalid": (
+        # Megatron-LM
+        "Let mock = True, as both blend and blend_per_split are None",
+        # nnU-Net
+        "Warning: Unable to find ioclass specified in dataset.json: {ioclass_name}",
+    ),
     "dataset_download_race": (
         # nemo
         "Torch distributed is not initialized and caching may be prone to data race conditions. "
         "Now caching data from global rank 0. If there are other ranks and they pass this "
         "before rank 0, errors might result.",
     ),
+    "dataset_download_refused": (
+        # YOLOv5
+        "⚠️ Download failure, retrying {i + 1}/{retry} {url}...",
+    ),
     "dataset_layout_mismatch": (
+        # YOLOv5
+        "{prefix}WARNING: No labels found in {path}. See {HELP_URL}",
         # nemo
         "You are using Lhotse dataloading for tarred audio with a non-sharded manifest. This "
         "will incur significant memory overhead and slow-down training. To prevent this error "
@@ -1053,6 +1264,8 @@ WARNED: dict[str, tuple[str, ...]] = {
         "Dataset 'split=train' not found at {train_set}",
     ),
     "dataset_not_downloaded": (
+        # LLaMA-Factory
+        "Media {medias[i]} does not exist in `media_dir`. Use original path.",
         # ultralytics
         "Dataset not found, missing path {data_dir}, attempting download...",
     ),
@@ -1089,6 +1302,8 @@ WARNED: dict[str, tuple[str, ...]] = {
         "`Trainer.fit` stopped: No training batches.",
         # torchgeo
         "Could not find any relevant files for provided path '{path}'. Path was ignored.",
+        # torchtune
+        "Dataset {self.info.name} epoch {self._num_epochs} yielded 0 samples - potential issue!",
         # ultralytics
         "No images found in {data_dir} or its subdirectories.",
         "{prefix} found {nf} images in {nd} classes (no images found)",
@@ -1124,9 +1339,19 @@ WARNED: dict[str, tuple[str, ...]] = {
         "process,possibly impacting the training speed if your tokenizer is very large.If the "
         "impact is noticable, set pretokenize=False in dataloader config.(note: that will "
         "disable token-per-second filtering and 2D bucketing features)",
+        # nnU-Net
+        "Data doesn't seem to have been unpacked. This makes loading slow! Consider enabling "
+        "unpacking",
+        "Seg doesn't seem to have been unpacked. This makes loading slow! Consider enabling "
+        "unpacking",
         # transformers
         "`non_blocking` is enabled but `dataloader_pin_memory` is not. For the best "
         "performance, it's recommended to enable both.",
+    ),
+    "hub_dataset_inaccessible": (
+        # ms-swift
+        "Dataset {dataset_id} load failed: subset_name={subset.subset},split={split} with "
+        "error: {e}",
     ),
     "image_cache_oom": (
         # ultralytics
@@ -1165,6 +1390,13 @@ WARNED: dict[str, tuple[str, ...]] = {
         "is {batch_size}. To avoid any miscalculations, use `self.log(..., "
         "batch_size=batch_size)`.",
     ),
+    "network_mount_limits": (
+        # Megatron-LM
+        "[{time_str}] Attempt {i + 1}/{self.num_max_retries + 1} to read data item failed with "
+        'exception "{e}"; going to sleep for {sleep_duration} seconds and then re-try...',
+        "[{time_str}] {self.num_max_retries + 1} total tries to read data item failed; going to "
+        'abort and re-raise exception "{e}"...',
+    ),
     "pickle_local_object": (
         # lhotse
         "A lambda was passed to LazyFilter: it may prevent you from forking this process. If "
@@ -1175,6 +1407,8 @@ WARNED: dict[str, tuple[str, ...]] = {
         "a regular function instead.",
     ),
     "pin_memory_thread": (
+        # batchgenerators
+        "Exception in pin_memory_loop",
         # lightning
         "The combination of `DataLoader(`pin_memory=True`, `persistent_workers=True`) and "
         "`Trainer(reload_dataloaders_every_n_epochs > 0)` can lead to instability due to "
@@ -1185,6 +1419,11 @@ WARNED: dict[str, tuple[str, ...]] = {
         # datasets
         "Got disconnected from remote data host. Retrying in "
         "{config.STREAMING_READ_RATE_LIMIT_RETRY_INTERVAL}sec [{retry}/{max_retries}]",
+    ),
+    "response_template_not_found": (
+        # unsloth
+        "Unsloth: Removed {n_removed} out of {n_before} samples from {dataset_name} where all "
+        "labels were -100",
     ),
     "resume_skips_batches": (
         # torchdata
@@ -1204,6 +1443,10 @@ WARNED: dict[str, tuple[str, ...]] = {
     "sample_size_limit": (
         # DeepSpeed
         "Data indices {long_ids} ignored as metrics exceed {max_metric_value_per_batch}.",
+        # LLaMA-Factory
+        "Dropped lengthy example with length {length} > {self.data_args.cutoff_len}.",
+        # axolotl
+        "Dropped {dropped} long samples from dataset index {i}",
         # fairseq
         "{} samples have invalid sizes and will be skipped, max_positions={}, first few sample "
         "ids={}",
@@ -1211,6 +1454,9 @@ WARNED: dict[str, tuple[str, ...]] = {
         "The first cut drawn in batch collection violates the max_frames, max_cuts, or "
         "max_duration constraints - we'll return it anyway. Consider increasing max_frames/"
         "max_cuts/max_duration.",
+        # torchtune
+        "Dropping sample with size {sample_size} > target_tokens_per_pack "
+        "{self.target_tokens_per_pack}.",
     ),
     "series_shorter_than_window": (
         # pytorch-forecasting
@@ -1226,6 +1472,8 @@ WARNED: dict[str, tuple[str, ...]] = {
         "docs.ultralytics.com/guides/model-training-tips/",
     ),
     "stale_dataset_cache": (
+        # LLaMA-Factory
+        "Loading dataset from disk will ignore other data arguments.",
         # PyTorch Geometric
         "The `pre_transform` argument differs from the one used in the pre-processed version of "
         "this dataset. If you want to make use of another pre-processing technique, pass "
@@ -1279,5 +1527,22 @@ WARNED: dict[str, tuple[str, ...]] = {
     "unseen_category_in_validation": (
         # pytorch-forecasting
         "Found {x} unknown classes which were set to NaN",
+    ),
+    "worker_exception": (
+        # batchgenerators
+        "Exception in background worker %d:",
+    ),
+    "worker_exited": (
+        # batchgenerators
+        "One or more background workers are no longer alive. Exiting. Please check the print "
+        "statements above for the actual error message",
+        "Abort event was set. So someone died and we should end this madness. IMPORTANT: This "
+        "is not the actual error message! Look further up to see what caused the error. Please "
+        "also check whether your RAM was full",
+        "MultiThreadedAugmenter.abort_event was set, something went wrong. Maybe one of your "
+        "workers crashed. This is not the actual error message! Look further up your stdout to "
+        "see what caused the error. Please also check whether your RAM was full",
+        "MultiThreadedAugmenter.abort_event was set, something went wrong. Maybe one of your "
+        "workers crashed",
     ),
 }
