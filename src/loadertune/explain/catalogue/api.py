@@ -10,6 +10,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "invalid_loader_args", "DataLoader options that cannot go together",
         (text(r"prefetch_factor option could only be specified in multiprocessing", 4,
               key=True),
+         # num_workers computed with / (a float): the iterator cycles over range() of it
+         text(near(r"range\(self\._num_workers\)", r"'float' object cannot be interpreted as an "
+                   r"integer", 400), 3.5, key=True),
          text(r"persistent_workers option needs num_workers > 0", 4, key=True),
          # the same told in words (a fix's title): persistent workers without any workers
          # ("num_workers > 0" is not "num_workers 0")
@@ -41,10 +44,11 @@ SIGNATURES: tuple[Signature, ...] = (
         "batch_sampler and batch_size/shuffle/sampler/drop_last exclude each other; an "
         "IterableDataset takes no sampler or shuffle; dataset, batch_size and sampler cannot be "
         "reassigned on a DataLoader already built (code written for torch < 1.3, or a wrapper "
-        "library that does it); torch < 2.0 takes no prefetch_factor=None",
+        "library that does it); torch < 2.0 takes no prefetch_factor=None; num_workers must be "
+        "an int (a count computed with / is a float: 1.0)",
         "the DataLoader(...) call: the options the message names",
         "drop the option the message names (prefetch_factor=None when num_workers=0; shuffle "
-        "inside the sampler; shard an IterableDataset yourself)",
+        "inside the sampler; shard an IterableDataset yourself); compute counts with //",
         priority=90),
     Signature(
         "iterator_next_removed", "the loader's iterator has no .next() method",

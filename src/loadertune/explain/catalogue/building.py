@@ -334,6 +334,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "windows",
         (text(r"(?:Min encoder length|min_prediction_idx)[^\n]{0,120}too large for \d+ "
               r"series/groups", 4, key=True),
+         text(near(r"__len__\(\) should return >= 0", r"\b(?:input|output)_chunk_length\b|"
+                   r"\bwindow\w*|\bseq(?:uence)?_len\w*|\blookback\b|\bhorizon\b|"
+                   r"\bencoder_length\b", 2000), 3, key=True),
          text(near(r"\btime_idx\b|\btime index\b", r"\bnot (?:sequential|consecutive)\b"
                    r"|\bgaps?\b|\bjumps?\b|\bmissing (?:time ?steps|steps)\b", 300), 2, key=True)),
         "a windowed time-series dataset (pytorch-forecasting's TimeSeriesDataSet, darts, "

@@ -38,6 +38,8 @@ SIGNATURES: tuple[Signature, ...] = (
               2, key=True),
          text(r"(?i)num_?workers?[^\n]{0,40}affects?[^\n]{0,40}(?:number|batches|samples)",
               2, key=True),
+         text(near(r"\b(?:outputs?|yields?|gives?|produces?|returns?)\s+\d{2,}\s+(?:mini-?)?"
+                   r"batch(?:es)?\b", r"\bexpect\w*|\bshould\b", 400), 2, key=True),
          # an epoch's length that changes with the worker count
          text(r"(?i)num_?workers?\W{0,3}(?:>|=|is|are|of)?\s*\d*[^\n]{0,40}\b(?:steps|batches|"
               r"samples|iterations|length)\b[^\n]{0,40}\b(?:wrong|incorrect|multipl\w*|"

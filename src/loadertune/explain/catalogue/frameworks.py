@@ -155,6 +155,8 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"detectron2/data/catalog\.py", 1.5, key=True),
          # LLaMA-Factory's registry file, read from the working directory
          text(r"Undefined dataset \S+ in dataset_info\.json", 4, key=True),
+         text(near(r"dataset_info\.json", r"No such file or directory|\[Errno 2\]", 200), 3,
+              key=True),
          # a name missing from a dataset table the library looks names up in
          text(r"\n[ \t]*[\w.]+ = [\w.]*(?:datasets?|registry|catalog)\w*\[(?:name|dataset_name|"
               r"key)\]\n(?:[^\n]*\n)?KeyError: '[^'\n]+'", 3, key=True),

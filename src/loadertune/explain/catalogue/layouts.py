@@ -11,6 +11,10 @@ SIGNATURES: tuple[Signature, ...] = (
         "a key",
         (text(near(r"\bdata(?:set)?\.ya?ml\b|\bdata YAMLs?\b", r"\bmissing\b|\bmust match"
                    r"|\brequired\b|\bnot found\b", 120), 1.5, key=True),
+         # the dataset registry or description file is not valid JSON
+         text(near(r"dataset_info\.json|\bdataset\.json\b", r"Expecting (?:property name|value|"
+                   r"',' delimiter|':' delimiter)|JSONDecodeError|Extra data: line", 200), 3,
+              key=True),
          # MMDetection: an evaluation set given the training pipeline (it loads annotations
          # the test-mode results do not carry)
          text(near(r"KeyError: '?ann_info'?", r"prepare_test_img|\btest_mode\b", 2000), 3,

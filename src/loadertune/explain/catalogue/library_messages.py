@@ -418,6 +418,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         "nnUNet_preprocessed={paths.nnUNet_preprocessed} nnUNet_results={paths.nnUNet_results} "
         "nnUNet_raw={paths.nnUNet_raw} If something is not right, adapt your environment "
         "variables.",
+        "Could not find a task with the ID %d. Make sure the requested task ID exists and that "
+        "nnU-Net knows where raw and preprocessed data are located (see Documentation - "
+        "Installation).",
         # torchaudio / SpeechBrain
         "Dataset not found at {self._path}. Please set `download=True` to download the dataset.",
         # torchgeo
@@ -1021,6 +1024,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "`{len(series)}` (at series sequence idx `{series_idx}`).",
         "`{name}` must have at least `{minimum_len_str}` = {minimum_len} timesteps; instead, it "
         "only has {series.n_timesteps}.",
+        "The dataset contains some covariates that do not have a sufficient time span to obtain "
+        "a slice of length input_chunk_length matching the target",
         # pytorch-forecasting
         "filters should not remove entries all entries - check encoder/decoder lengths and lags",
         "Encoder length should be at least minimum encoder length",

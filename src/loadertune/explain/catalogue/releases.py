@@ -30,9 +30,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # a name used before it is set: a bug in the code that raised it, not in the data
          text(r"local variable '\w+' referenced before assignment|cannot access local "
               r"variable '\w+' where it is not associated with a value", 1.5, key=True),
+         # an integer overflow in a library's own index arithmetic
+         text(near(r"RuntimeWarning: overflow encountered in \w+", r"(?:site|dist)-packages/|"
+                   r"\bmegatron/|indexed_dataset", 300), 2.5, key=True),
          # a project's script that uses a loader name it never imported
-         text(r"NameError: name '(?:DataLoader|Dataset|\w+Dataset|\w+Sampler)' is not defined",
-              2, key=True),
+         text(r"NameError: name '(?:\w*[Dd]ata_?[Ll]oader\w*|\w*Dataset\w*|\w+Sampler)' is not "
+              r"defined", 2, key=True),
          text(near(r"\b(?:add|missing|forgot(?:ten)?)\b[^.\n]{0,30}\b(?:line|import)s?\b",
                    r"(?:^|\n)[ \t]*from torch[\w.]* import \w+[ \t]*(?:\n|$)",
                    200), 2, key=True),
@@ -85,6 +88,13 @@ SIGNATURES: tuple[Signature, ...] = (
          # code copied into OpenCLIP and others reads as a sample
          text(near(r"\bgroup_by_keys\w*|\btar_file_expander\b|\beof_value\b",
                    r"KeyError: '(?:fname|__key__)'", 600), 3.5, key=True),
+         # a library's own last frame calling another library with a keyword it lacks
+         text(r"File \"[^\"\n]*(?:site|dist)-packages/(?!torch/)\w+[^\"\n]*\", line \d+, in \w+"
+              r"\n(?:[^\n]*\n)?[ \t]*TypeError: [\w.]+\(\) got an unexpected keyword argument",
+              2.5, key=True),
+         # triton kernels of this torch that the installed compiler or headers cannot build
+         text(near(r"/tmp/tmp\w+/main\.c\b|\btriton\b", r"loop initial declarations are only "
+                   r"allowed in C99 mode|pyconfig\.h|Python\.h: No such file", 400), 3, key=True),
          # a library's DataLoader that became an abstract base (allennlp 1.1)
          text(r"\bDataLoader\(\) takes no arguments", 3, key=True)),
         "two libraries in the data path are at versions that do not fit: a toolkit calls a "
@@ -99,7 +109,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "toolkit (or datasets' own requirements) expects",
         "upgrade the older one (pip install -U datasets, torchaudio ...), or pin the other "
         "to a release made for it",
-        priority=84, explains=("worker_exception",)),
+        priority=84, explains=("worker_exception", "worker_exited")),
     Signature(
         "pillow_array_regression", "Pillow 8.3.0 broke turning an image into an array",
         (text(r"__array__\(\) takes 1 positional argument but 2 were given", 4, key=True),
