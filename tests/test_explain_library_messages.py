@@ -49,6 +49,13 @@ def test_every_message_belongs_to_a_cause_of_the_catalogue() -> None:
     assert [i for i in ids if by_id(i) is None] == []
 
 
+def test_no_message_is_filed_under_two_causes() -> None:
+    causes: dict[str, set[str]] = {}
+    for cause, message in RAISED + WARNED:
+        causes.setdefault(message, set()).add(cause)
+    assert {m: c for m, c in causes.items() if len(c) > 1} == {}
+
+
 @pytest.mark.parametrize(("cause", "message"), RAISED + WARNED)
 def test_a_message_is_matched_by_enough_of_its_own_words(cause: str, message: str) -> None:
     """A pattern of few literal words would take other texts for this cause."""

@@ -10,8 +10,10 @@ albumentations, kornia, PyTorch Geometric, DGL, torchaudio, SpeechBrain, NeMo, f
 lhotse, torchdata, webdataset, litdata, MosaicML streaming, TRL, sentence-transformers,
 fastai, pytorch-forecasting, skorch, DeepSpeed, Ray, DALI, FFCV, diffusers' training scripts,
 OpenCLIP, torchgeo, torchtext, LLaMA-Factory, ms-swift, axolotl, torchtune, unsloth, nnU-Net,
-batchgenerators, darts, GluonTS, YOLOv5, Megatron-LM and LLaVA (their repositories), mapped
-to the cause each reports.
+batchgenerators, darts, GluonTS, YOLOv5, Megatron-LM, LLaVA, OpenPCDet, mmdetection3d, YOLOX,
+DETR, TorchIO, neuralforecast, pytorch-tabnet, DeepChem, LAVIS, decord, PyTorch-Ignite,
+Composer, mmsegmentation, mmpose, mmaction2 and mmocr (their repositories), mapped to the
+cause each reports.
 `catalogue` adds them to the entries as signals (`signature.said`): a raised message is
 strong evidence on its own, a warning weak (it is printed in runs that fail for other
 reasons too).
@@ -51,6 +53,13 @@ RAISED: dict[str, tuple[str, ...]] = {
         # detectron2
         "Augmentation {aug} needs '{f}', which is not an attribute of {self}!",
     ),
+    "batch_sampler_as_sampler": (
+        # TorchIO
+        'Index "{index}" must be int or compatible dtype, but an object of type "{type(index)}" '
+        "was passed",
+        # neuralforecast
+        "idx must be int, got {type(idx)}",
+    ),
     "chat_data_not_templated": (
         # TRL
         "prompt should be an str but got {type(prompt)}",
@@ -67,10 +76,16 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Expect all graphs to have the same schema on {}, but graph {} got\\n\\t{}\\nwhich is "
         "different from\\n\\t{}.",
     ),
+    "collate_mapping_type": (
+        # TorchIO
+        "A subject without images cannot be created",
+    ),
     "collate_size_mismatch": (
         # FFCV
         "SimpleRGBImageDecoder only supports constant image, consider "
         "RandomResizedCropRGBImageDecoder or CenterCropRGBImageDecoder instead.",
+        # OpenPCDet
+        "Error in collate_batch: key=%s",
         # fastai
         "Error when trying to collate the data into batches with fa_collate, at least two "
         "tensors in the batch are not the same size. Mismatch found on axis {x} of the batch "
@@ -119,6 +134,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Invalid keys in the example: {example_keys}",
         "The features should include `input_ids_chosen`, `attention_mask_chosen`, "
         "`input_ids_rejected` and `attention_mask_rejected`",
+        # TorchIO
+        'Image "{self.probability_map_name}" not found in subject: {subject}',
         # axolotl
         "Prompt, chosen and rejected keys are required for DPO/ORPO datasets",
         "Prompt and completion keys are required for KTO datasets",
@@ -153,12 +170,20 @@ RAISED: dict[str, tuple[str, ...]] = {
         "'.join(column_names)}",
         # fastai
         "`group_col` is not a valid column name in the DataFrame o",
+        # mmocr
+        "key {key} not in line json {line_json_obj}",
         # nemo
         "Manifest file {manifest_file} has invalid json line structure: {line} without proper "
         "audio file key.",
         "Manifest file {manifest_file} has invalid json line structure: {line} without proper "
         "duration key.",
         "lang required in manifest when using aggregate tokenizers",
+        # neuralforecast
+        "{missing_hist} historical exogenous variables not found in input dataset",
+        "{missing_futr} future exogenous variables not found in input dataset",
+        "{missing_stat} static exogenous variables not found in input dataset",
+        "The following features are missing from `futr_df`: {missing}",
+        "The following static columns are missing from the static_df: {missing_static}",
         # pytorch-forecasting
         "variable {x} specified but not found in data",
         # sentence-transformers
@@ -216,12 +241,17 @@ RAISED: dict[str, tuple[str, ...]] = {
         "{supervision.id}, cut id: {cut.id})",
         "Supervisions ending after the cut are not supported for ASR (sup id: {supervision.id}, "
         "cut id: {cut.id})",
+        # mmaction2
+        "missing label in line: {line}",
         # mmengine
         "The annotations loaded from annotation file should be a dict, but got "
         "{type(annotations)}!",
         "Annotation must have data_list and metainfo keys",
         "raw_data_info: {raw_data_info} dose not contain prefix key{prefix_key}, please check "
         "your data_prefix.",
+        # mmocr
+        "key index: {max(self.keys_idx)} out of range: {line_str}",
+        "Please remove data with empty annotation",
         # torchaudio / SpeechBrain
         "Invalid sample range (start < 0): {start}..{stop}!",
         "Invalid sample range (stop < start): {start}..{stop}!\\n 'Hint: Omit stop if you want "
@@ -237,6 +267,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         "ignored. {HELP_URL}",
     ),
     "crop_larger_than_image": (
+        # TorchIO
+        "Patch size {tuple(self.patch_size)} cannot be larger than image size "
+        "{tuple(subject.spatial_shape)}",
         # albumentations / kornia
         "Requested crop size ({crop_height}, {crop_width}) is larger than the image size "
         "({height}, {width})",
@@ -251,6 +284,11 @@ RAISED: dict[str, tuple[str, ...]] = {
         "instead.",
     ),
     "dataset_config_invalid": (
+        # LAVIS
+        "Expecting storage_path to be a file path, got directory {}",
+        "Invalid data_type {data_type} for {name}.",
+        "At least one dataset has to be specified.",
+        "data_loader for split {} is None.",
         # MMDetection / mmcv
         "Unsupported type {type(classes)} of classes.",
         "pipeline must be a dict",
@@ -277,6 +315,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "{where}: 'shards' must be a string or non-empty list of strings.",
         "{where}: 'samples' (effective post-filter count) is required and must be a positive int.",
         "Manifest {path!r}: 'weight_mode' must be one of {_WEIGHT_MODES}, got {weight_mode!r}.",
+        # OpenPCDet
+        "Current only support single DB_DATA",
         # YOLOv5
         "{prefix}Error loading data from {path}: {e} See {HELP_URL}",
         "No *.yaml file found in {dir}",
@@ -294,6 +334,42 @@ RAISED: dict[str, tuple[str, ...]] = {
         "sample_packing. Please set 'eval_sample_packing' to false.",
         "eval_steps and eval_strategy are not supported with val_set_size == 0",
         "data_files must be either a string or list of strings",
+        # mmaction2
+        "The value of person_det_score_thr should in [0, 1].",
+        # mmdetection3d
+        "Please specify the `modality` (`use_lidar` , `use_camera`) for {self.__class__.__name__}",
+        "new classes {new_classes} is not a subset of CLASSES {old_classes} in METAINFO.",
+        "Once PLATTE in set in metainfo, it shouldmatch CLASSES in metainfo",
+        "Expect all used dimensions < {load_dim}, got {use_dim}",
+        "When using intensity norm, expect used dimensions >= 4, got {len(self.use_dim)}",
+        "Expect points have color attribute",
+        "Unsupported type {type(classes)} of classes.",
+        # mmocr
+        "We only support using LineJsonParser to parse lmdb file. Please use LineJsonParser in "
+        "the dataset config",
+        # mmpose
+        '{self.__class__.__name__} got invalid data_mode: {data_mode}. Should be "topdown" or '
+        '"bottomup".',
+        '{self.__class__.__name__} is set to {self.data_mode}: mode, while "bbox_file" is only '
+        "supported in topdown mode.",
+        '{self.__class__.__name__} has `test_mode==False` while "bbox_file" is only supported '
+        "when `test_mode==True`.",
+        '{self.__class__.__name__} is set to {self.data_mode} mode, while "bbox_score_thr" is '
+        "only supported in topdown mode.",
+        'The metainfo config file "{cfg_file}" does not exist.',
+        "Unsupported `subset_frac` {subset_frac}. Supported range is (0, 1].",
+        "Multi-frame data sample unsupported!",
+        'Unsupported `keypoint_2d_src` "{self.keypoint_2d_src}". Supported options are '
+        "{self.SUPPORTED_keypoint_2d_src}",
+        "Check https://github.com/open-mmlab/mmpose/pull/663 for details.",
+        # mmsegmentation
+        "new classes {new_classes} is not a subset of classes {old_classes} in METAINFO.",
+        "palette does not match classes as metainfo is {self._metainfo}.",
+        "dataset metainfo `classes` should be specified when testing",
+        'Initialize dataset with `reduce_zero_label` as {results["reduce_zero_label"]} but when '
+        "load annotation the `reduce_zero_label` is {self.reduce_zero_label}",
+        "Unsupported type {type(classes)} of classes.",
+        "classes is not a subset of CLASSES.",
         # nemo
         "Invalid shard strategy ! Allowed values are : {valid_shard_strategies}",
         "Each item in 'extra_fields' must contain a 'type' field with one of the supported "
@@ -352,6 +428,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "The hash of {} does not match. Delete the file manually and retry.",
     ),
     "dataset_layout_mismatch": (
+        # DeepChem
+        "Malformed metadata on disk. Metadata must have columns 'ids', 'X', 'y', 'w', "
+        "'ids_shape', 'X_shape', 'y_shape', 'w_shape' (or if in legacy metadata format,columns "
+        "'ids', 'X', 'y', 'w')",
         # DeepSpeed
         "Index file doesn't match expected format. Make sure that --dataset-impl is configured "
         "properly.",
@@ -371,6 +451,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         # fairseq
         "Index file doesn't match expected format. Make sure that --dataset-impl is configured "
         "properly.",
+        # mmdetection3d
+        "Currently we only support load image from kitti andnuscenes datasets",
         # nnU-Net
         "There needs to be a dataset.json file in folder, folder={folder}",
         "There needs to be a imagesTr subfolder in folder, folder={folder}",
@@ -388,21 +470,45 @@ RAISED: dict[str, tuple[str, ...]] = {
         "'{tar_pattern.pattern}' in input '{p}'",
     ),
     "dataset_not_downloaded": (
+        # DETR
+        "provided COCO path {root} does not exist",
+        "provided COCO path {img_folder_root} does not exist",
+        "provided COCO path {ann_folder_root} does not exist",
+        # DeepChem
+        "No Metadata found in the path {self.data_dir}",
         # DeepSpeed
         "Dataset does not exist: {path}",
         "Path should be a basename that both .idx and .bin can be appended to get full filenames.",
+        # LAVIS
+        "The specified path {storage_path} for visual inputs does not exist. Please provide a "
+        "correct path to the visual inputs or refer to datasets/download_scripts/README.md for "
+        "downloading instructions.",
+        "storage path {} does not exist.",
         # MMDetection / mmcv
         "img file does not exist: {img_or_path}",
         # Megatron-LM
         "One or both of the .idx and .bin files cannot be found at the path prefix {path_prefix}",
         "Dataset does not exist: {path}",
         "Path should be a basename that both .idx and .bin can be appended to get full filenames.",
+        # OpenPCDet
+        "assert lidar_file.exists()",
+        "assert calib_file.exists()",
+        "assert label_file.exists()",
         # Ray
         "None of the provided paths exist. The 'ignore_missing_paths' field is set to True.",
         # YOLOv5
         "Dataset not found ⚠️, missing paths %s",
         # fairseq
         "Dataset not found: {} ({})",
+        # mmocr
+        "Direct url is not available for this dataset. Please manually download the required "
+        "files following the guides.",
+        # mmpose
+        '`{str(e)}` occurs when loading `{results["img_path"]}`.Please check whether the file '
+        "exists.",
+        "Annotation file does not exist.",
+        # mmsegmentation
+        "Failed to load `ann_file` {self.ann_file}",
         # ms-swift
         "The local path does not exist, dataset_id: `{dataset_id}`. os.path.exists(dataset_id): "
         "{os.path.exists(dataset_id)}",
@@ -442,6 +548,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "this in '{SETTINGS_FILE}'",
     ),
     "dataset_not_registered": (
+        # LAVIS
+        "Dataset {name} not found. Available datasets:",
         # LLaMA-Factory
         "Undefined dataset {} in {}.",
         # detectron2
@@ -487,6 +595,12 @@ RAISED: dict[str, tuple[str, ...]] = {
         "full batch and slice it into `num_processes` batches for each process.",
     ),
     "distributed_not_initialized": (
+        # Composer
+        "The world_size({world_size}) > 1, but the distributed package is not available or has "
+        "not been initialized. Please check you have initialized the distributed runtime and "
+        "that PyTorch has been built with distributed support. If calling this function outside "
+        "Trainer, please ensure that `composer.utils.dist.initialize_dist` has been called "
+        "first.",
         # nemo
         "Torch distributed is not initialized and caching on nodes other than global rank zero "
         "is disabled to avoid race condition between different ranks. To ensure distributed "
@@ -502,11 +616,16 @@ RAISED: dict[str, tuple[str, ...]] = {
         # Megatron-LM
         "no sample to consume: {}",
         "Got an empty split when trying to create dataset: {prefixes[i], splits[i]}",
+        # PyTorch-Ignite
+        "Input data has zero size. Please provide non-empty data",
         # Ray
         "No input files found to read. Please double check that 'partition_filter' field is set "
         "properly.",
         "No input files found to read with the following file extensions: {file_extensions}. "
         "Please double check that 'file_extensions' field is set properly.",
+        # TorchIO
+        "Subjects list is empty",
+        'The directory "{directory}" does not seem to contain DICOM files',
         # YOLOv5
         "No images or videos found in {p}. Supported formats are: images: {IMG_FORMATS} videos: "
         "{VID_FORMATS}",
@@ -516,6 +635,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Unable to find '{pattern}' with any supported extension {list(allowed_extensions)}",
         "Couldn't find any data file at {relative_to_absolute_path(path)}. Couldn't find "
         "'{path}' on the Hugging Face Hub either: {type(e1).__name__}: {e1}",
+        # decord
+        "At least one video is required for video loader!",
         # detectron2
         "Dataset '{}' is empty!",
         "No valid data found in {}.",
@@ -615,6 +736,26 @@ RAISED: dict[str, tuple[str, ...]] = {
     "invalid_dataset_args": (
         # DALI
         "Provided {labels.size()} labels for {files.size()} files.",
+        # DeepChem
+        "smiles_field and feature_field if both set must have the same value.",
+        "featurizer must be specified in constructor to featurizer data/",
+        # TorchIO
+        "A value for path or tensor must be given",
+        'Key "{key}" is reserved. Use a different one',
+        "Expected type str or Path but found a tensor/array. Instead of "
+        "{class_name}(your_tensor), use {class_name}(tensor=your_tensor).",
+        "Expected type str or Path but found an object with type {type(path)} instead",
+        "The path argument cannot be a dictionary",
+        'Input tensor must be a PyTorch tensor or NumPy array, but type "{type(tensor)}" was found',
+        "Affine must be a NumPy array, not {bad_type}",
+        "Affine shape must be (4, 4), not {bad_shape}",
+        "Only one dictionary as positional argument is allowed",
+        'Image must be an instance of torchio.Image, but its type is "{type(image)}"',
+        "The transform must be a callable object, but it has type {type(transform)}",
+        'Subjects list must contain instances of torchio.Subject, not "{type(subject)}"',
+        # YOLOX
+        "num_imgs must be specified as the size of the dataset",
+        "path_filename must be specified if cache_type is disk",
         # darts
         "The sequence of `{name}` must have the same length as the sequence of target `series`.",
         # datasets
@@ -644,6 +785,15 @@ RAISED: dict[str, tuple[str, ...]] = {
         "this will lead to ambiguous implementation of some methods. If you want to use "
         "`get_subset` or `get_subset_` interfaces, please use them in the wrapped dataset first "
         "and then use `ConcatDataset`.",
+        # mmocr
+        "elements in datasets sequence should be config or `BaseDataset` instance, but got "
+        "{type(dataset)}",
+        "The pipeline of dataset {i} is not empty, please set `force_apply` to True.",
+        "The meta information of the {i}-th dataset does not match meta information of the "
+        "first dataset",
+        # mmsegmentation
+        "elements in datasets sequence should be config or `ConcatDataset` instance, but got "
+        "{type(dataset)}",
         # monai
         "`transform` must be a callable or a list of callables that is Composable",
         "Invalid argument combination: `track_meta=True` cannot be used with "
@@ -664,6 +814,11 @@ RAISED: dict[str, tuple[str, ...]] = {
         "`per_stream`, or `device_per_stream`.",
         # nemo
         "All datasets in ConcatDataset must be of the same kind (Iterable or Map).",
+        # neuralforecast
+        "All entries in the list of files must be of type string",
+        # pytorch-tabnet
+        "You need the same number of rows between X_{name} ({X.shape[0]}) and y_{name} "
+        "({y.shape[0]})",
         # skorch
         "Dataset does not have consistent lengths.",
         "X and y have inconsistent lengths.",
@@ -703,6 +858,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Torch tensors to thedesired dtype and device outside of collate_fn.",
         "collate_fn cannot be used with dtypes and device. It is expected thatthe provided "
         "`collate_fn` will move the output Torch tensors to theappropriate dtype and device.",
+        # TorchIO
+        "The flag shuffle_subjects cannot be set when a subject sampler is passed",
+        "shuffle_subjects must be False when subject_sampler is provided (the sampler controls "
+        "the order)",
         # batchgenerators
         "Only use DataLoader instances that have infinite=True",
         # detectron2
@@ -720,6 +879,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "ERROR: cpu_affinity incorrect number of loader_cores={} for num_workers={}",
         # fastai
         "Can only shuffle an indexed dataset (not an iterable one).",
+        # mmsegmentation
+        "unsupported dataloader {dataloader_type}",
         # pytorch-forecasting
         "batch_sampler '{x}' is not recognized.",
         "batch_sampler {x} unknown - see docstring for valid batch_sampler",
@@ -733,11 +894,17 @@ RAISED: dict[str, tuple[str, ...]] = {
         # MMDetection / mmcv
         "sampler should be an instance of ``Sampler``, but got {sampler}",
         "batch_size should be a positive integer value, but got batch_size={batch_size}",
+        # PyTorch-Ignite
+        "Argument sampler should be instance of torch Sampler, but given: {type(sampler)}",
+        "Argument sampler must not be a distributed sampler already",
+        "Argument sampler should have length",
         # TRL
         "The effective train batch size ({num_processes} x {args.per_device_train_batch_size} x "
         "{args.gradient_accumulation_steps}) must be evenly divisible by the number of "
         "generations per prompt ({self.num_generations}). Given the current effective train "
         "batch size, the valid values for the number of generations are: {possible_values}.",
+        # TorchIO
+        "Patch dimensions must be positive integers, not {patch_size_array}",
         # accelerate
         "To use a `DataLoader` in `split_batches` mode, the batch size "
         "({dataloader.batch_size}) needs to be a round multiple of the number of processes "
@@ -752,6 +919,13 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Duration bins must be sorted ascendingly.",
         # nemo
         "Cannot use bucket_batch_size option if bucket_duration_bins are not provided.",
+        # pytorch-tabnet
+        "Weights should be either 0, 1, dictionnary or list.",
+        "Custom weights should match number of train samples.",
+        "Please provide a list or np.array of weights for regression, multitask or pretraining: "
+        "1 given.",
+        "Please provide a list or np.array of weights for regression, multitask or pretraining: "
+        "Dict given.",
         # sentence-transformers
         "The batch size for `GroupByLabelBatchSampler` must be divisible by 2.",
         "ContrastiveTensionDataLoader was loaded with a pos_neg_ratio of {pos_neg_ratio} and a "
@@ -806,6 +980,15 @@ RAISED: dict[str, tuple[str, ...]] = {
         "input pipeline needs to be reconfigured for multinode training",
     ),
     "label_format_mismatch": (
+        # pytorch-tabnet
+        "Given labels are of size {y.shape} while they should be (n_samples,) If attempting "
+        "multilabel classification, try using TabNetMultiTaskClassification or TabNetRegressor",
+        "y_train should be of shape (n_examples, n_tasks)but got {y_train.shape}",
+        "You appear to be using a legacy multi-label data representation. Sequence of sequences "
+        "are no longer supported; use a binary array or sparse matrix instead - the "
+        "MultiLabelBinarizer transformer can convert to this format.",
+        "Targets should be 2D : (n_samples, n_regression) but y_train.shape={y_train.shape} "
+        "given. Use reshape(-1, 1) for single regression.",
         # sentence-transformers
         "ListNetLoss expects a list of labels for each sample, but got a single value for each "
         "sample.",
@@ -909,14 +1092,32 @@ RAISED: dict[str, tuple[str, ...]] = {
     "missing_values_in_data": (
         # fastai
         "nan values in `{x}` but not in setup training set",
+        # neuralforecast
+        "Found missing values in {cols_with_nans}.",
+        "Found null values in `futr_df`",
         # pytorch-forecasting
         "{x} ({x}) of {x} values were found to be NA or infinite (even after encoding). NA "
         "values are not allowed `allow_missing_timesteps` refers to missing rows, not to "
         "missing values. Possible strategies to fix the issue are (a) dropping the variable "
         "{x}, (b) using `NaNLabelEncoder(add_nan=True)` for categorical variables, (c) filling "
         "missing values and/or (d) optionally adding a variable indicating filled values",
+        # pytorch-tabnet
+        "Input contains {} or a value too large for {!r}.",
+    ),
+    "no_distributed_sampler": (
+        # Composer
+        "The world_size({world_size}) > 1 but dataloader does not use DistributedSampler. This "
+        "will cause all ranks to train on the same data, removing any benefit from multi-GPU "
+        "training. To resolve this, create a Dataloader with DistributedSampler. For example, "
+        "DataLoader(..., sampler=composer.utils.dist.get_sampler(...)).Alternatively, the "
+        "process group can be instantiated with composer.utils.dist.instantiate_dist(...) and "
+        "DistributedSampler can directly be created with DataLoader(..., "
+        "sampler=DistributedSampler(...)). For more information, see https://pytorch.org/docs/"
+        "stable/data.html#torch.utils.data.distributed.DistributedSampler.",
     ),
     "not_a_dataset": (
+        # DeepChem
+        "input_files is of an unrecognized form. Must be one filename or a list of filenames.",
         # DeepSpeed
         "Training data must be a torch Dataset",
         # GluonTS
@@ -924,9 +1125,16 @@ RAISED: dict[str, tuple[str, ...]] = {
         # Ray
         "The Dataset under '{key}' key is not a `ray.data.Dataset`. Received {dataset} instead.",
         "At least one value in the `datasets` dict is not a `ray.data.Dataset`: {self.datasets}",
+        # TorchIO
+        "Subject list must be an iterable, not {type(subjects_list)}",
         # datasets
         "Dataset at position {i} has at least one split: {list(dataset)}\\nPlease pick one to "
         "interleave with the other datasets, for example: dataset['{next(iter(dataset))}']",
+        # neuralforecast
+        "`df` must be a pandas, polars or spark DataFrame, or a list of parquet files "
+        "containing the series, or `None`, got: {type(df)}",
+        # pytorch-tabnet
+        "Pandas DataFrame are not supported: apply X.values when calling fit",
         # sentence-transformers
         "Unsupported `train_dataset` type. Use a Dataset, DatasetDict, or IterableDataset for "
         "training.",
@@ -958,6 +1166,9 @@ RAISED: dict[str, tuple[str, ...]] = {
     "resume_state_mismatch": (
         # Megatron-LM
         "no samples left to consume: {}, {}",
+        # PyTorch-Ignite
+        "Argument epoch_length should be same as in the state, but given {epoch_length} vs "
+        "{self.state.epoch_length}",
         # fairseq
         "Cannot resume training due to dataloader mismatch, please report this to the fairseq "
         "developers. You can relaunch training with `--reset-dataloader` and it should work.",
@@ -1026,6 +1237,13 @@ RAISED: dict[str, tuple[str, ...]] = {
         "only has {series.n_timesteps}.",
         "The dataset contains some covariates that do not have a sufficient time span to obtain "
         "a slice of length input_chunk_length matching the target",
+        # neuralforecast
+        "Time series is too short for training, consider setting a smaller input size or set "
+        "start_padding_enabled=True",
+        "No windows available for training",
+        "`sizes` should be greater or equal to `h`.",
+        "left_trim + right_trim ({left_trim} + {right_trim}) must be lower than the shorter "
+        "time series ({dataset.min_size})",
         # pytorch-forecasting
         "filters should not remove entries all entries - check encoder/decoder lengths and lags",
         "Encoder length should be at least minimum encoder length",
@@ -1179,6 +1397,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Labels '{x}' were not included in the training dataset",
         # pytorch-forecasting
         "Unknown category '{x}' encountered. Set `add_nan=True` to allow unknown categories",
+        # pytorch-tabnet
+        "Valid set -- {set(valid_labels)} -- contains unkown targets from training -- "
+        "{set(labels)}",
         # torchtext
         "Token {token} not found and default index is not set",
     ),
@@ -1242,6 +1463,8 @@ WARNED: dict[str, tuple[str, ...]] = {
     "dataset_config_invalid": (
         # Megatron-LM
         "Let mock = True, as both blend and blend_per_split are None",
+        # mmpose
+        "dataset_info is missing. Check https://github.com/open-mmlab/mmpose/pull/663 for details.",
         # nnU-Net
         "Warning: Unable to find ioclass specified in dataset.json: {ioclass_name}",
     ),
@@ -1359,6 +1582,10 @@ WARNED: dict[str, tuple[str, ...]] = {
         "error: {e}",
     ),
     "image_cache_oom": (
+        # YOLOX
+        "{mem_required / gb:.1f}GB RAM required, {mem.available / gb:.1f}/{mem.total / "
+        "gb:.1f}GB RAM available, Since the first thing we do is cache, there is no guarantee "
+        "that the remaining memory space is sufficient",
         # ultralytics
         "{self.prefix}{mem_required / gb:.1f}GB RAM required to cache images",
     ),
@@ -1380,7 +1607,16 @@ WARNED: dict[str, tuple[str, ...]] = {
         "loading (when num_workers > 1), `__len__` could be inaccurate if each worker is not "
         "configured independently to avoid having duplicate data.",
     ),
+    "label_format_mismatch": (
+        # mmsegmentation
+        "Please pay attention your ground truth segmentation map, usually the segmentation map "
+        'is 2D, but got {results["gt_seg_map"].shape}',
+    ),
     "loader_exhausted": (
+        # PyTorch-Ignite
+        "Data iterator can not provide data anymore but required total number of iterations to "
+        "run is not reached. Current iteration: {self.state.iteration} vs Total iterations to "
+        "run : {total_iters}",
         # fastai
         "Your training dataloader is empty, you have only {x} items in your training set. Your "
         "batch size is {x}, you should lower it.",
@@ -1395,12 +1631,22 @@ WARNED: dict[str, tuple[str, ...]] = {
         "is {batch_size}. To avoid any miscalculations, use `self.log(..., "
         "batch_size=batch_size)`.",
     ),
+    "missing_values_in_data": (
+        # TorchIO
+        'NaNs found in file "{path}"',
+        "NaNs found in tensor",
+    ),
     "network_mount_limits": (
         # Megatron-LM
         "[{time_str}] Attempt {i + 1}/{self.num_max_retries + 1} to read data item failed with "
         'exception "{e}"; going to sleep for {sleep_duration} seconds and then re-try...',
         "[{time_str}] {self.num_max_retries + 1} total tries to read data item failed; going to "
         'abort and re-raise exception "{e}"...',
+    ),
+    "no_distributed_sampler": (
+        # PyTorch-Ignite
+        "Found batch_sampler in provided kwargs. Please, make sure that it is compatible with "
+        "distributed configuration",
     ),
     "pickle_local_object": (
         # lhotse
@@ -1464,6 +1710,9 @@ WARNED: dict[str, tuple[str, ...]] = {
         "{self.target_tokens_per_pack}.",
     ),
     "series_shorter_than_window": (
+        # neuralforecast
+        "Validation set size is larger than the shorter time-series.",
+        "Validation and test sets are larger than the shorter time-series.",
         # pytorch-forecasting
         "Min encoder length and/or min_prediction_idx and/or min prediction length and/or lags "
         "are too large for {x} series/groups which therefore are not present in the dataset "
