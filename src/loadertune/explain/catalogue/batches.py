@@ -1,5 +1,5 @@
-"""What the loader delivers that the model or the loss refuses: the batch's dtype and
-layout, the labels' range and format."""
+"""What the loader delivers that the model or the loss refuses: the batch's dtype, layout
+and number of features, the labels' range and format."""
 
 from __future__ import annotations
 
@@ -107,4 +107,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "keep batch_size=1 (accumulate gradients for a larger effective batch), or pad the "
         "samples in a collate_fn and make the loss take the batch dimension",
         priority=80),
+    Signature(
+        "feature_count_mismatch", "the batches carry another number of features than the "
+        "model was built for",
+        (text(r"input\.size\(-1\) must be equal to input_size\. Expected \d+, got \d+", 3,
+              key=True),
+         text(near(r"\bencoder_cont\b|\btime_varying_\w+_reals\b", r"\bshape\b|\bdifferent\b|"
+                   r"\bmismatch\b", 600), 1)),
+        "a recurrent layer (LSTM, GRU) checks the last dimension of its input against the "
+        "input_size it was built with, and the dataset yields another number of feature "
+        "columns: a column listed twice in the dataset's feature lists (pytorch-forecasting's "
+        "time_varying_known_reals), features added or dropped after the model was built from "
+        "the dataset (from_dataset), or a checkpoint built for another feature set",
+        "compare the last dimension of one batch's features (x['encoder_cont'].shape[-1], or "
+        "x.shape[-1]) with the model's input_size",
+        "list each feature once, and build the model from the same dataset the loader reads "
+        "(from_dataset after the last change), or rebuild it for the new features",
+        priority=84, explains=("worker_exception",)),
 )

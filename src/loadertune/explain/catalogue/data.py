@@ -380,6 +380,9 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "corrupt_annotations", "annotation files break the format the framework checks",
         (text(r"Label class \d+(?:\.\d+)? exceeds nc=\d+", 4, key=True),
+         # a dataset built from a config (the registry names its class) reading an annotation
+         # file whose entries are strings where records were expected
+         text(r"\w+Dataset: string indices must be integers", 3, key=True),
          # YOLO's check of box sizes, retyped in words ("what you mean by negative label")
          text(r"(?i)\bnegative (?:label|label value|box|coordinate|width|height)s?\b", 3,
               key=True),

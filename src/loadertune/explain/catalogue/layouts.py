@@ -42,12 +42,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "labels/ folder beside images/, found by replacing /images/ with /labels/ in the "
         "path), and these files are elsewhere, named otherwise, or the path holds no "
         "'images' part to replace; so every image counts as unlabelled, or a split folder "
-        "(train/, val/) is not there",
+        "(train/, val/) is not there, or annotation files written for an older major release "
+        "(MMOCR 0.x's read by 1.x, which wants data_list and metainfo)",
         "ls the path the loader opens (for YOLO: one image's folder and the labels/ folder "
         "beside it, the same file names with .txt)",
         "convert the copy to the layout the loader reads (or write a loader for the "
-        "released format); for YOLO lay the data out as images/<split>/x.jpg with "
-        "labels/<split>/x.txt, point the config at the images folders, and delete the "
-        "stale *.cache files",
+        "released format; the release's converter for an older one's annotations); for "
+        "YOLO lay the data out as images/<split>/x.jpg with labels/<split>/x.txt, point "
+        "the config at the images folders, and delete the stale *.cache files",
         priority=86, explains=("empty_dataset",)),
 )

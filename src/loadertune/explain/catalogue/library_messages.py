@@ -244,9 +244,6 @@ RAISED: dict[str, tuple[str, ...]] = {
         # mmaction2
         "missing label in line: {line}",
         # mmengine
-        "The annotations loaded from annotation file should be a dict, but got "
-        "{type(annotations)}!",
-        "Annotation must have data_list and metainfo keys",
         "raw_data_info: {raw_data_info} dose not contain prefix key{prefix_key}, please check "
         "your data_prefix.",
         # mmocr
@@ -453,6 +450,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "properly.",
         # mmdetection3d
         "Currently we only support load image from kitti andnuscenes datasets",
+        # mmengine
+        "The annotations loaded from annotation file should be a dict, but got "
+        "{type(annotations)}!",
+        "Annotation must have data_list and metainfo keys",
         # nnU-Net
         "There needs to be a dataset.json file in folder, folder={folder}",
         "There needs to be a imagesTr subfolder in folder, folder={folder}",

@@ -81,6 +81,9 @@ SIGNATURES: tuple[Signature, ...] = (
               r"[\d.]+/", 4, key=True),
          text(near(r"got an unexpected keyword argument '\w+'", r"\bversions?\b|\bupgrad\w*|"
                    r"\bupdat\w*|\bolder\b|\bnewer\b", 300), 1.5, key=True),
+         # told in words: the installed release is not the one the project requires
+         text(near(r"\bversions?\b", r"\b(?:does not|doesn'?t|do not|don'?t) match (?:the |its "
+                   r"|our )?requirements\b", 120), 2.5, key=True),
          # told in words: a release of one library no longer fits the code of another
          text(near(NEW_RELEASE, r"\bbackwards?[- ]incompatib\w*|\bnot backwards?[- ]compatible\b",
                    200), 2, key=True),

@@ -138,6 +138,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # the crop's random offset drawn from an empty range: the window does not fit
          text(near(r"empty range for randrange\(\)", r"\bcrop\w*|\bpatch\w*|\bsampler\b"
                    r"|bounding_box", 1500), 3, key=True),
+         # TorchIO's label sampler keeps patch centres half a patch from the border: with a
+         # patch that large, a non-empty label map has no centre left
+         text(near(r"Empty probability map found", r"\bpatch_size\b|\bpatch size\b|"
+                   r"\bLabelSampler\b|\bWeightedSampler\b", 600), 2, key=True),
          # told in words
          text(near(r"\bcrop(?:ping)? size\b|\bspatial_size\b|\brandom ?crop\w*",
                    r"\b(?:larger|bigger|greater) than (?:the )?(?:input )?(?:image|volume)s?\b",
@@ -145,7 +149,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "the crop size (RandomCrop's size, MONAI's spatial_size/roi_size, albumentations' "
         "height/width) is larger than some images or volumes of this dataset, often "
         "settings copied from a tutorial written for larger data; the crop cannot fit, so "
-        "the transform refuses that sample",
+        "the transform refuses that sample (TorchIO's label sampler, which centres patches "
+        "at least half a patch from the border, finds no centre and calls the map empty)",
         "print the smallest image (volume) shape of the dataset against the crop size",
         "crop no larger than the smallest image, or pad first (torchvision "
         "RandomCrop(pad_if_needed=True), MONAI SpatialPadd before the crop, albumentations "
