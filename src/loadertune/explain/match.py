@@ -119,12 +119,23 @@ def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS,
     (``folded``: in any case; ``flat``: in the text with its single line breaks as spaces)."""
     if signal.needle and signal.needle not in parsed.lowered:
         return []  # the pattern cannot match without its word: no search
+    if flat and signal.where != "text":
+        return []
+    if signal.where == "text" and signal.words and not any(
+            word in parsed.lowered for word in signal.words):
+        return []  # none of the words the pattern needs: no search
+    key = (signal.pattern, signal.where, folded, flat, limit)
+    hits = parsed.searched.get(key)
+    if hits is None:
+        hits = parsed.searched[key] = _search(signal, parsed, limit, folded, flat)
+    return hits
+
+
+def _search(signal: Signal, parsed: Parsed, limit: int, folded: bool, flat: bool) -> list[Hit]:
     pattern = signal.folded if folded else signal.compiled
     if signal.where == "text":
         found = islice(pattern.finditer(parsed.flat if flat else parsed.text), limit)
         return [(parsed.line_at(m.start()), m.groupdict()) for m in found]
-    if flat:
-        return []
     view = parsed.view(signal.where)
     matches = ((i, pattern.search(item)) for i, item in view)
     return list(islice(((i, m.groupdict()) for i, m in matches if m), limit))

@@ -97,6 +97,12 @@ class Parsed:
         """The text in lower case, for a quick look for a word before a regex search."""
         return self.text.lower()
 
+    @functools.cached_property
+    def searched(self) -> dict[tuple[object, ...], list[tuple[int, dict[str, str]]]]:
+        """The hits of each search already made on this text, by its pattern and view:
+        entries share signals (a context of loading words), so each is searched once."""
+        return {}
+
     def view(self, where: str) -> tuple[tuple[int, str], ...]:
         """The ``(line index, text)`` items a frame, raiser or exception signal reads."""
         if where == "frame":

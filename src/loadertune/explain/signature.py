@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from loadertune.explain.literals import required_words
+
 Where = Literal["text", "exception", "frame", "raiser"]
 
 
@@ -50,6 +52,11 @@ class Signal:
     def __post_init__(self) -> None:
         object.__setattr__(self, "compiled", re.compile(self.pattern))
         object.__setattr__(self, "ignores_case", bool(self.compiled.flags & re.IGNORECASE))
+
+    @functools.cached_property
+    def words(self) -> tuple[str, ...]:
+        """Lower-case words one of which any match holds (`literals.required_words`)."""
+        return required_words(self.pattern)
 
     @functools.cached_property
     def folded(self) -> re.Pattern[str]:
@@ -93,7 +100,9 @@ def said_start(message: str) -> list[str]:
     pieces: list[str] = []
     for piece in PLACEHOLDER.split(message):
         literal = " ".join(piece.split())
-        if literal:
+        # a start of bare punctuation (the quote before a placeholder) would make the search
+        # try every offset of the text with a gap before the first word
+        if literal and (pieces or re.search(r"\w", literal)):
             pieces.append(literal)
             if sum(map(len, pieces)) >= SAID_PREFIX:
                 break
