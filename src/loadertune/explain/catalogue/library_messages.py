@@ -12,8 +12,9 @@ fastai, pytorch-forecasting, skorch, DeepSpeed, Ray, DALI, FFCV, diffusers' trai
 OpenCLIP, torchgeo, torchtext, LLaMA-Factory, ms-swift, axolotl, torchtune, unsloth, nnU-Net,
 batchgenerators, darts, GluonTS, YOLOv5, Megatron-LM, LLaVA, OpenPCDet, mmdetection3d, YOLOX,
 DETR, TorchIO, neuralforecast, pytorch-tabnet, DeepChem, LAVIS, decord, PyTorch-Ignite,
-Composer, mmsegmentation, mmpose, mmaction2 and mmocr (their repositories), mapped to the
-cause each reports.
+Composer, mmsegmentation, mmpose, mmaction2, mmocr, coqui TTS, ESPnet, SlowFast, pytorchvideo,
+VideoMAE, OpenNMT-py, AllenNLP, RecBole, OGB and PyTorch Geometric Temporal (their
+repositories), mapped to the cause each reports.
 `catalogue` adds them to the entries as signals (`signature.said`): a raised message is
 strong evidence on its own, a warning weak (it is printed in runs that fail for other
 reasons too).
@@ -72,6 +73,13 @@ RAISED: dict[str, tuple[str, ...]] = {
         "batch_size must be 1",
     ),
     "collate_keys_mismatch": (
+        # AllenNLP
+        "You cannot construct a Batch with non-homogeneous Instances. Field '{field_name}' "
+        "present in some Instances but not others.",
+        "You cannot construct a Batch with non-homogeneous Instances. Field '{field_name}' has "
+        "{len(type_counters)} different types: {', '.join(type_counters.keys())}",
+        # ESPnet
+        "dict-keys mismatching",
         # dgl
         "Expect all graphs to have the same schema on {}, but graph {} got\\n\\t{}\\nwhich is "
         "different from\\n\\t{}.",
@@ -123,10 +131,24 @@ RAISED: dict[str, tuple[str, ...]] = {
         "numpy, or pytorch object.",
     ),
     "column_not_found": (
+        # AllenNLP
+        'Sorting key "{field_name}" is not a field in instance. Available fields/keys are '
+        "{list(instance.fields.keys())}.",
+        # ESPnet
+        '"{cls.required_data_names(train, inference)}" are required for {cls.__name__}. but '
+        '"{dataset.names()}" are input. {mes}',
         # GluonTS
         "Object is missing a required field `{self.name}`",
         # PyTorch Geometric
         "Data object does not contain attributes 'adj', 'adj_t' or 'edge_index'",
+        # RecBole
+        "kg data requires field [{}]",
+        "link data requires field [{}]",
+        "{field_name} must be loaded if {source.value}_feat is loaded.",
+        "Field [{field}] not defined in dataset.",
+        "Field [{field}] not in inter_feat.",
+        "Preload id field [{preload_id_field}] not exist.",
+        "Value_field [{value_field}] should be one of `inter_feat`'s features.",
         # TRL
         "Unexpected input keys in examples: {list(examples[0].keys())}.",
         "The input examples must contain either 'messages' for conversational data or 'text' "
@@ -206,8 +228,13 @@ RAISED: dict[str, tuple[str, ...]] = {
         'Incorrect format of the list file "{file_list_}":{n} expected file name followed by a '
         "label; got: {line}",
         "Wrong format of file_list: {file_list_}",
+        # ESPnet
+        "This line doesn't include a space: {f}:L{linenum}: {line})",
+        "scp file must have two or more columns: {line} ({path}:{linenum})",
         # MMDetection / mmcv
         "Annotation ids in '{ann_file}' are not unique!",
+        # VideoMAE
+        "Video input format is not correct, missing one or more element. %s",
         # YOLOv5
         "labels require 5 columns, {lb.shape[1]} columns detected",
         "negative label values {lb[lb < 0]}",
@@ -249,6 +276,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         # mmocr
         "key index: {max(self.keys_idx)} out of range: {line_str}",
         "Please remove data with empty annotation",
+        # pytorchvideo
+        "Multiple entries for {output_dict} in {dataclass_file}",
         # torchaudio / SpeechBrain
         "Invalid sample range (start < 0): {start}..{stop}!",
         "Invalid sample range (stop < start): {start}..{stop}!\\n 'Hint: Omit stop if you want "
@@ -281,6 +310,18 @@ RAISED: dict[str, tuple[str, ...]] = {
         "instead.",
     ),
     "dataset_config_invalid": (
+        # AllenNLP
+        "Mismatch between readers ({self.readers.keys()}) and data paths "
+        "({self.data_paths.keys()})",
+        "You must provide either a Params object containing a vocab_directory key or a Dataset "
+        "to build a vocabulary from.",
+        # ESPnet
+        '1 or more elements are required for "path_name_type_list"',
+        '"{name}" is duplicated for data-key',
+        "Not supported: loader_type={loader_type}",
+        "Not supported loader_type={loader_type}",
+        "No shape file are given",
+        'The data-name must be one of {task_keys} for {cls.__name__}: "{k}" is not allowed. {mes}',
         # LAVIS
         "Expecting storage_path to be a file path, got directory {}",
         "Invalid data_type {data_type} for {name}.",
@@ -312,8 +353,41 @@ RAISED: dict[str, tuple[str, ...]] = {
         "{where}: 'shards' must be a string or non-empty list of strings.",
         "{where}: 'samples' (effective post-filter count) is required and must be a positive int.",
         "Manifest {path!r}: 'weight_mode' must be one of {_WEIGHT_MODES}, got {weight_mode!r}.",
+        # OpenNMT-py
+        "Please check path of your {info} file!",
+        "Corpus {cname} path are required",
+        "Corpus {cname} src path is required.tgt path is also required for non language "
+        "modeling tasks.",
+        "Corpus {cname} alignment file path are required when lambda_align > 0.0",
+        "Corpus {cname} prefix are required.",
+        "lambda_align is not compatible with on-the-fly tokenization.",
+        "lambda_align is not compatible yet with potentiel token deletion/addition.",
+        "-tgt_vocab is required if not -share_vocab.",
+        "Please check path of %s",
+        "Please provide same number of src and tgt train files!",
+        "Please check path of your valid src file!",
+        "Please check -data_ids and -data_weights options!",
+        "Invalid argument skip_empty_level={skip_empty_level}",
+        "Illegal argument n_sample={opts.n_sample}.",
+        "n_sample should > 0 or == -1, get {n_sample}.",
         # OpenPCDet
         "Current only support single DB_DATA",
+        # RecBole
+        "{field_name} must be exist if {source.value}_feat exist.",
+        "USER_ID_FIELD and ITEM_ID_FIELD need to be set at the same time or not set at the same "
+        "time.",
+        "load_col [{load_col}] and unload_col [{unload_col}] can not be set the same time.",
+        "Field [{field}] is not float-like field in dataset, which can't be filter.",
+        "Preload id field [{preload_id_field}] should be type token, but is [{id_ftype}].",
+        "Field [{field}] occurred in `fields_in_same_space` more than one time.",
+        "Field [{field}] is not a token-like field.",
+        "dataset does not exist uid/iid, thus can not converted to sparse matrix.",
+        "leave one out strategy require a group field",
+        "The split_args [{split_args}] should be a dict.",
+        'The value of "RS" [{split_args}] should be a list.',
+        "The splitting_method [{split_mode}] has not been implemented.",
+        "The ordering args for sequential recommendation has to be 'TO'",
+        "The sampling distribution [{self.distribution}] is not implemented.",
         # YOLOv5
         "{prefix}Error loading data from {path}: {e} See {HELP_URL}",
         "No *.yaml file found in {dir}",
@@ -331,6 +405,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "sample_packing. Please set 'eval_sample_packing' to false.",
         "eval_steps and eval_strategy are not supported with val_set_size == 0",
         "data_files must be either a string or list of strings",
+        # coqui TTS
+        "[!] seq_len has to be a multiple of hop_len.",
         # mmaction2
         "The value of person_det_score_thr should in [0, 1].",
         # mmdetection3d
@@ -491,14 +567,28 @@ RAISED: dict[str, tuple[str, ...]] = {
         "One or both of the .idx and .bin files cannot be found at the path prefix {path_prefix}",
         "Dataset does not exist: {path}",
         "Path should be a basename that both .idx and .bin can be appended to get full filenames.",
+        # OGB
+        "No node label file found.",
+        # OpenNMT-py
+        "Vocabulary not found at {}",
+        "{} vocabulary not found at {}!",
         # OpenPCDet
         "assert lidar_file.exists()",
         "assert calib_file.exists()",
         "assert label_file.exists()",
         # Ray
         "None of the provided paths exist. The 'ignore_missing_paths' field is set to True.",
+        # RecBole
+        "Neither [{self.dataset_path}] exists in the device nor [{self.dataset_name}] a known "
+        "dataset name.",
+        "Additional feature file [{feat_path}] not found.",
+        # VideoMAE
+        "Setting file %s doesn't exist. Check opt.train-list and opt.val-list.",
         # YOLOv5
         "Dataset not found ⚠️, missing paths %s",
+        # coqui TTS
+        "[!] wav files don't exist - {item['audio_file']}",
+        "Found too few instances for Voxceleb. Should be around {expected_count}, is: {cnt}",
         # fairseq
         "Dataset not found: {} ({})",
         # mmocr
@@ -553,6 +643,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Dataset {name} not found. Available datasets:",
         # LLaMA-Factory
         "Undefined dataset {} in {}.",
+        # OGB
+        "Invalid dataset name {}. Available datasets are as follows:",
+        # SlowFast
+        "No object named '{}' found in '{}' registry!",
         # detectron2
         "Dataset '{}' is not registered! Available datasets are: {}",
         # mmengine
@@ -582,6 +676,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         "or 0)}",
     ),
     "dependency_version_mismatch": (
+        # OGB
+        "Weights only load failed. This file can still be loaded, to do so you have two "
+        "options, do those steps only if you trust the source of the checkpoint\\033[0m.",
         # accelerate
         "StatefulDataLoader is not available. Please install torchdata version 0.8.0 or higher "
         "to use it.",
@@ -608,6 +705,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "environment is initialized, please update data config to use `defer_setup = True`.",
     ),
     "empty_dataset": (
+        # AllenNLP
+        "No instances were read from the given filepath {}. Is the path correct?",
         # DALI
         "``files`` specified an empty list.",
         # DeepSpeed
@@ -624,12 +723,20 @@ RAISED: dict[str, tuple[str, ...]] = {
         "properly.",
         "No input files found to read with the following file extensions: {file_extensions}. "
         "Please double check that 'file_extensions' field is set properly.",
+        # RecBole
+        "Some feat is empty, please check the filtering settings.",
+        # SlowFast
+        "Failed to load Kinetics split {} from {}",
         # TorchIO
         "Subjects list is empty",
         'The directory "{directory}" does not seem to contain DICOM files',
+        # VideoMAE
+        "Found 0 video clips in subfolders of: {root} Check your data directory (opt.data-dir).",
         # YOLOv5
         "No images or videos found in {p}. Supported formats are: images: {IMG_FORMATS} videos: "
         "{VID_FORMATS}",
+        # coqui TTS
+        "[!] No training samples found in {root_path}/{meta_file_train}",
         # datasets
         "No (supported) data files found in {path}",
         "The directory at {base_path} doesn't contain any data files",
@@ -649,6 +756,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Tried to grab subset {x} in the Dataset, but it contained no items. {x}",
         # pytorch-forecasting
         "After applying filter no sub-sequences left in dataset",
+        # pytorchvideo
+        "Failed to load dataset from {file_path}.",
+        "Failed to load dataset from {dir_path}.",
+        "video_frame_paths is empty",
         # timm
         'Found 0 images in subfolders of {root}. Supported image extensions are {", '
         '".join(get_img_extensions())}',
@@ -734,12 +845,25 @@ RAISED: dict[str, tuple[str, ...]] = {
         "`file_name`, `*_file_name`, `file_names` or `*_file_names` must be present as "
         "dictionary key in metadata files",
     ),
+    "indexers_applied_in_reader": (
+        # AllenNLP
+        "Found a TextField ({field_name}) with token_indexers already applied, but you're using "
+        "num_workers > 0 in your data loader. Make sure your dataset reader's "
+        "text_to_instance() method doesn't add any token_indexers to the TextFields it creates. "
+        "Instead, the token_indexers should be added to the instances in the "
+        "apply_token_indexers() method of your dataset reader (which you'll have to implement "
+        "if you haven't done so already).",
+    ),
     "invalid_dataset_args": (
         # DALI
         "Provided {labels.size()} labels for {files.size()} files.",
         # DeepChem
         "smiles_field and feature_field if both set must have the same value.",
         "featurizer must be specified in constructor to featurizer data/",
+        # PyTorch Geometric Temporal
+        "Temporal dimension inconsistency.",
+        # SlowFast
+        "Split '{}' not supported for Kinetics",
         # TorchIO
         "A value for path or tensor must be given",
         'Key "{key}" is reserved. Use a different one',
@@ -820,6 +944,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         # pytorch-tabnet
         "You need the same number of rows between X_{name} ({X.shape[0]}) and y_{name} "
         "({y.shape[0]})",
+        # pytorchvideo
+        "decode_audio must be False when using FrameVideo",
+        "Only one of video_frame_to_path_fn or video_frame_paths can be provided",
         # skorch
         "Dataset does not have consistent lengths.",
         "X and y have inconsistent lengths.",
@@ -839,6 +966,13 @@ RAISED: dict[str, tuple[str, ...]] = {
         "specify only one of perepoch or choose",
     ),
     "invalid_loader_args": (
+        # AllenNLP
+        "num_workers cannot be a negative number",
+        "batch_sampler option is mutually exclusive with batch_size",
+        "batch_sampler option is mutually exclusive with shuffle",
+        "batch_size is required when batch_sampler is not supplied",
+        "max_instances_in_memory must be at least batch_size",
+        "You must provide an EpochSampler if you want to not use all instances every epoch.",
         # DALI
         "``file_root`` argument is required when not using ``files`` or ``file_list``.",
         "File paths can be provided through ``files`` or ``file_list`` but not both.",
@@ -890,8 +1024,16 @@ RAISED: dict[str, tuple[str, ...]] = {
         "process, i.e. when --dataloader_num_workers > 0.",
     ),
     "invalid_sampler_args": (
+        # AllenNLP
+        "batch_size must be at least 1",
         # DeepSpeed
         "either sort_metric_values or shuffle_metric_values can be True, not both.",
+        # ESPnet
+        "The number of fold_lengths must be equal to the number of shape_files: "
+        "{len(fold_lengths)} != {len(shape_files)}",
+        "sort_batch must be ascending or descending: {sort_batch}",
+        "The batch-size must be equal or more than world_size: {len(batch)} < {world_size}",
+        "batch_size must be equal or more than world_size",
         # MMDetection / mmcv
         "sampler should be an instance of ``Sampler``, but got {sampler}",
         "batch_size should be a positive integer value, but got batch_size={batch_size}",
@@ -914,6 +1056,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         "needs to be a round multiple of the number of processes ({num_processes}).",
         "To use `IterableDatasetShard` in `split_batches` mode, the batch size ({batch_size}) "
         "needs to be a round multiple of the number of processes ({num_processes}).",
+        # coqui TTS
+        "Batch size must be divisible by number of classes times the number of data parallel "
+        "devices (if enabled).",
         # detectron2
         "Total batch size ({}) must be divisible by the number of gpus ({}).",
         # lhotse
@@ -981,6 +1126,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "input pipeline needs to be reconfigured for multinode training",
     ),
     "label_format_mismatch": (
+        # OGB
+        "Number of tasks for {} should be {} but {} given",
+        "y_true and y_pred mush to 2-dim arrray, {}-dim array given",
+        "Shape of y_true and y_pred must be the same",
         # pytorch-tabnet
         "Given labels are of size {y.shape} while they should be (n_samples,) If attempting "
         "multilabel classification, try using TabNetMultiTaskClassification or TabNetRegressor",
@@ -1001,6 +1150,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Please reshape your target data to be 2-dimensional (e.g. y = y.reshape(-1, 1).",
     ),
     "label_out_of_range": (
+        # AllenNLP
+        "All labels should be < num_labels. Found num_labels = {} and labels = {}",
         # datasets
         "Class label {example_data:d} greater than configured num_classes {self.num_classes}",
         # detectron2
@@ -1021,6 +1172,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         "whole iterator, which is not possible in a lazy fashion. If you really need to know "
         "the length, convert to eager mode first using `.to_eager()`. Note that this will "
         "require loading the whole iterator into memory.",
+    ),
+    "library_bug": (
+        # coqui TTS
+        "[!] Dataset cannot parse the sample.",
     ),
     "lightning_hook_missing": (
         # lightning
@@ -1123,6 +1278,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "Training data must be a torch Dataset",
         # GluonTS
         "input must be a pair, or a pandas Series or DataFrame.",
+        # OGB
+        "This dataset has only one graph",
         # Ray
         "The Dataset under '{key}' key is not a `ray.data.Dataset`. Received {dataset} instead.",
         "At least one value in the `datasets` dict is not a `ray.data.Dataset`: {self.datasets}",
@@ -1259,6 +1416,8 @@ RAISED: dict[str, tuple[str, ...]] = {
         "The 'data' object was created by an older version of PyG. If this error occurred while "
         "loading an already existing dataset, remove the 'processed/' directory in the "
         "dataset's root folder and try again.",
+        # coqui TTS
+        "[!] total duration {dur.sum()} vs spectrogram length {mel_lengths[idx]}",
         # nnU-Net
         "Found more than one file ending in the folder {folder}. Unable to infer nnUNetDataset "
         "variant!",
@@ -1393,6 +1552,9 @@ RAISED: dict[str, tuple[str, ...]] = {
         "returns at least 1 batch.",
     ),
     "unseen_category_in_validation": (
+        # AllenNLP
+        "'{token}' not found in vocab namespace '{namespace}', and namespace does not contain "
+        "the default OOV token ('{self._oov_token}')",
         # fastai
         "Label '{x}' was not included in the training dataset",
         "Labels '{x}' were not included in the training dataset",
@@ -1444,10 +1606,18 @@ WARNED: dict[str, tuple[str, ...]] = {
         "{l_str} E: {e}, type {[type(elem).__name__ for elem in batch]} in collate({batch_str})",
         "{l_str} E: unsupported type in collate {batch_str}.",
     ),
+    "column_not_found": (
+        # RecBole
+        "No columns has been loaded from [{source}]",
+    ),
     "corrupt_annotations": (
+        # OpenNMT-py
+        "Bad alignement line exists. Please check file!",
         # YOLOv5
         "{prefix}WARNING: {im_file}: ignoring corrupt image/label: {e}",
         "WARNING: Ignoring corrupted image and/or label %s: %s",
+        # coqui TTS
+        "> Missing column in line {idx + 1} -> {line.strip()}",
         # detectron2
         "{json_file} contains {total_num_anns} annotations, but only {total_num_valid_anns} of "
         "them match to images in the file.",
@@ -1464,6 +1634,8 @@ WARNED: dict[str, tuple[str, ...]] = {
     "dataset_config_invalid": (
         # Megatron-LM
         "Let mock = True, as both blend and blend_per_split are None",
+        # OpenNMT-py
+        "path_tgt is None, it should be set unless the task is language modeling",
         # mmpose
         "dataset_info is missing. Check https://github.com/open-mmlab/mmpose/pull/663 for details.",
         # nnU-Net
@@ -1495,6 +1667,10 @@ WARNED: dict[str, tuple[str, ...]] = {
     "dataset_not_downloaded": (
         # LLaMA-Factory
         "Media {medias[i]} does not exist in `media_dir`. Use original path.",
+        # coqui TTS
+        "| > [!] {not_found_counter} files not found",
+        "[!] {wav_file} in metafile does not exist. Skipping...",
+        "[!] {len(skipped_files)} files skipped. They don't exist...",
         # ultralytics
         "Dataset not found, missing path {data_dir}, attempting download...",
     ),
@@ -1550,6 +1726,12 @@ WARNED: dict[str, tuple[str, ...]] = {
         "will be consumed in the dataset's own order.",
     ),
     "harmless_worker_warning": (
+        # AllenNLP
+        "Using multi-process data loading without setting "
+        "DatasetReader.manual_multiprocess_sharding to True. Did you forget to set this? If "
+        "you're not handling the multi-process sharding logic within your _read() method, there "
+        "is probably no benefit to using more than one worker.",
+        "Can't cache data instances when there are multiple processes loading data",
         # dgl
         "Dataloader CPU affinity opt is not enabled, consider switching it on (see "
         "enable_cpu_affinity() or CPU best practices for DGL [{link}])",
@@ -1633,6 +1815,9 @@ WARNED: dict[str, tuple[str, ...]] = {
         "batch_size=batch_size)`.",
     ),
     "missing_values_in_data": (
+        # RecBole
+        "In inter_feat, line {list(dropped_inter + 2)}, {field} do not exist, so they will be "
+        "removed.",
         # TorchIO
         'NaNs found in file "{path}"',
         "NaNs found in tensor",
@@ -1693,6 +1878,8 @@ WARNED: dict[str, tuple[str, ...]] = {
         "{self.shuffle}; restored to {shuffle}).",
     ),
     "sample_size_limit": (
+        # AllenNLP
+        "Found instance of size %d, which is bigger than the expected size for a batch (%d)",
         # DeepSpeed
         "Data indices {long_ids} ignored as metrics exceed {max_metric_value_per_batch}.",
         # LLaMA-Factory
@@ -1729,6 +1916,9 @@ WARNED: dict[str, tuple[str, ...]] = {
     "stale_dataset_cache": (
         # LLaMA-Factory
         "Loading dataset from disk will ignore other data arguments.",
+        # OGB
+        "MAG240M dataset has been updated.",
+        "PCQM4Mv2 dataset has been updated.",
         # PyTorch Geometric
         "The `pre_transform` argument differs from the one used in the pre-processed version of "
         "this dataset. If you want to make use of another pre-processing technique, pass "
@@ -1751,6 +1941,9 @@ WARNED: dict[str, tuple[str, ...]] = {
         # nemo
         "Number of shards in tarred dataset ({len(sharded_filepaths)}) is not divisible by "
         "number of distributed workers ({world_size}).",
+        # pytorchvideo
+        "More data workers({worker_info.num_workers}) than videos({len(self._sampler)}). For "
+        "optimal use of processes reduce num_workers.",
     ),
     "trainer_dataset_args": (
         # TRL
@@ -1784,6 +1977,8 @@ WARNED: dict[str, tuple[str, ...]] = {
         "Found {x} unknown classes which were set to NaN",
     ),
     "worker_exception": (
+        # AllenNLP
+        "worker raised {original_err_repr} Traceback from worker:",
         # batchgenerators
         "Exception in background worker %d:",
     ),
