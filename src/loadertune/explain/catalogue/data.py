@@ -366,6 +366,9 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "stale_dataset_cache", "the dataset trusts an index cache written for other files",
         (text(r"No labels (?:found )?in [^\n]*\.cache\b", 3.5, key=True),
+         # a preprocessed dataset unpickled by code whose modules have moved since
+         text(near(r"\w+_dataset_loader\b|\blazily_load_dataset\b|\bpreprocess\w*",
+                   r"No module named '[\w.]+'", 600), 2.5, key=True),
          text(near(r"\.cache\b|\bcache (?:file|folder|dir\w*)\b", r"\b(?:delet|remov|stale|"
                    r"outdated|old|regenerat|rebuil)\w*", 150), 2, key=True),
          text(r"(?i)labels? (?:actually |do |does )?exists?", 1)),

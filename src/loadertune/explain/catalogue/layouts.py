@@ -11,6 +11,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "a key",
         (text(near(r"\bdata(?:set)?\.ya?ml\b|\bdata YAMLs?\b", r"\bmissing\b|\bmust match"
                    r"|\brequired\b|\bnot found\b", 120), 1.5, key=True),
+         # a path argument given as the full file name where the loader adds the suffix
+         text(r"No such file or directory: '[^'\n]*?(\.\w+(?:\.\w+)?)\1'", 3, key=True),
+         # RecBole: the atomic file's header split with another separator than the config's,
+         # a standard field (user_id, label) the config does not map
+         text(near(r"field_type\.split\(", r"(?:too many|not enough) values to unpack", 300), 3,
+              key=True),
+         text(near(r"\brecbole\b", r"KeyError: '(?:user_id|item_id|label|timestamp|rating)'",
+                   2000), 2.5, key=True),
          # the dataset registry or description file is not valid JSON
          text(near(r"dataset_info\.json|\bdataset\.json\b", r"Expecting (?:property name|value|"
                    r"',' delimiter|':' delimiter)|JSONDecodeError|Extra data: line", 200), 3,
@@ -33,6 +41,11 @@ SIGNATURES: tuple[Signature, ...] = (
         "dataset_layout_mismatch", "the data is laid out otherwise than the loader reads it",
         (text(near(r"\blabels?\b", r"\bimages?\b", 80), 0.5),
          text(r"(?i)No labels found in", 2, key=True),
+         # a metadata line with fewer columns than its parser indexes; a sentence opened as
+         # an audio file (the columns read in another order)
+         text(near(r"\bcols\[\d\]|\bcolumns\[\d\]|\bline\.split\(", r"IndexError: list index out "
+                   r"of range", 300), 3, key=True),
+         text(r"Error opening '[^\n/\\]{0,200}?\s[^\n/\\]{0,200}?[.!?]': ", 3, key=True),
          # a released copy in another format than the loader opens (LMDB folders)
          text(near(r"lmdb\.Error", r"No such file or directory", 200), 2, key=True)),
         "the loader reads the data in one layout and this copy has another: a released "
@@ -43,7 +56,10 @@ SIGNATURES: tuple[Signature, ...] = (
         "path), and these files are elsewhere, named otherwise, or the path holds no "
         "'images' part to replace; so every image counts as unlabelled, or a split folder "
         "(train/, val/) is not there, or annotation files written for an older major release "
-        "(MMOCR 0.x's read by 1.x, which wants data_list and metainfo)",
+        "(MMOCR 0.x's read by 1.x, which wants data_list and metainfo), or a metadata file "
+        "whose columns are not the ones, or not in the order, its reader takes (a TTS "
+        "formatter reading cols[2] of a two-column file, or handing a transcript to the "
+        "audio reader)",
         "ls the path the loader opens (for YOLO: one image's folder and the labels/ folder "
         "beside it, the same file names with .txt)",
         "convert the copy to the layout the loader reads (or write a loader for the "

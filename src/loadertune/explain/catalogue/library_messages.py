@@ -1576,6 +1576,10 @@ RAISED: dict[str, tuple[str, ...]] = {
         # dgl
         "ERROR: cannot use affinity id={} cpu={}",
     ),
+    "worker_exception": (
+        # SlowFast
+        "Failed to fetch video after {} retries.",
+    ),
     "worker_exited": (
         # datasets
         "One of the subprocesses has abruptly died during map operation.To debug the error, "
@@ -1979,6 +1983,9 @@ WARNED: dict[str, tuple[str, ...]] = {
     "worker_exception": (
         # AllenNLP
         "worker raised {original_err_repr} Traceback from worker:",
+        # SlowFast
+        "Failed to meta load video idx {} from {}; trial {}",
+        "Failed to decode video idx {} from {}; trial {}",
         # batchgenerators
         "Exception in background worker %d:",
     ),

@@ -81,6 +81,13 @@ SIGNATURES: tuple[Signature, ...] = (
               r"[\d.]+/", 4, key=True),
          text(near(r"got an unexpected keyword argument '\w+'", r"\bversions?\b|\bupgrad\w*|"
                    r"\bupdat\w*|\bolder\b|\bnewer\b", 300), 1.5, key=True),
+         # a dataset written for an older release of the training loop around it
+         text(near(r"(?:not enough|too many) values to unpack \(expected \d+, got \d+\)",
+                   r"\b(?:has |have )?(?:changed|updated)\b|\bnew (?:version|release|parameter)|"
+                   r"\bolder (?:version|release)\b|\baddition of\b", 500), 2.5, key=True),
+         # a wrapper of PyG's InMemoryDataset written before 2.0 moved its data and slices
+         text(near(r"self\.data\[key\], self\.slices\[key\]|\bself\.slices\[",
+                   r"'NoneType' object is not subscriptable", 300), 3, key=True),
          # told in words: the installed release is not the one the project requires
          text(near(r"\bversions?\b", r"\b(?:does not|doesn'?t|do not|don'?t) match (?:the |its "
                    r"|our )?requirements\b", 120), 2.5, key=True),

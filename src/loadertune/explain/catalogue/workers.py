@@ -219,6 +219,9 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"(?m)^\w+(?:Error|Exception): '?Traceback \(most recent call last\)", 1.5,
               key=True),
          frame(r"in _worker_loop$", 0.5),
+         # a video dataset's own retry warning for a file it cannot open (SlowFast and its
+         # forks), told without its trial counter
+         text(r"Failed to (?:meta load|decode|fetch) video\b", 1.5, key=True),
          # the dataset's own code raised (num_workers=0, or the worker's traceback as printed)
          frame(r"_utils/fetch\.py in (?:fetch|<listcomp>|__next__)$", 1, key=True),
          frame(r"in __getitem__$|in __getitems__$|in __iter__$", 0.5),
