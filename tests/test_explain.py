@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -206,6 +207,15 @@ def test_every_catalogue_entry_is_exercised() -> None:
                | {cause for _, cause in TORCH_REFUSALS.values()} | {"dataloader_failure"}
                | set(library_messages.RAISED) | set(library_messages.WARNED))
     assert ids <= covered, ids - covered
+
+
+def test_every_signal_compiles() -> None:
+    """Signals compile on first use (a text lacking their words never needs them): a broken
+    regex must still fail here, not in a user's explain."""
+    for entry in CATALOGUE:
+        for signal in (*entry.signals, *entry.context):
+            assert signal.compiled.pattern == signal.pattern
+            assert signal.folded.flags & re.IGNORECASE
 
 
 def test_unknown_text_says_unknown_and_suggests_doctor(tmp_path: Path) -> None:

@@ -8,23 +8,28 @@ most of what explaining a text costs.
 from __future__ import annotations
 
 import re
-from re import _constants as sre  # the stdlib's own regex parser and its opcodes
-from re import _parser as sre_parse
+
+try:  # the stdlib's own regex parser and its opcodes: private, so a release may move them
+    from re import _constants as sre
+    from re import _parser as sre_parse
+    REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
+except (ImportError, AttributeError):  # then no words are known and every search is made
+    sre_parse = None
 
 Words = frozenset[str]
 MIN_WORD = 3  # shorter literals are in nearly every text: no use as a filter
-REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 
 
 def required_words(pattern: str) -> tuple[str, ...]:
     """Lower-case words of which every match of ``pattern`` holds at least one, without
     whitespace (so a text re-wrapped across lines holds them too); empty when none is
     known."""
-    try:
-        tree = sre_parse.parse(pattern)
-    except re.error:
+    if sre_parse is None:
         return ()
-    words = _sequence(list(tree))
+    try:
+        words = _sequence(list(sre_parse.parse(pattern)))
+    except (re.error, AttributeError, TypeError, ValueError, IndexError):
+        return ()  # a pattern, or a parse tree of a Python release, this does not know
     return tuple(sorted(words)) if words else ()
 
 

@@ -117,8 +117,6 @@ def _hits(signal: Signal, parsed: Parsed, limit: int = MAX_HITS,
           folded: bool = False, flat: bool = False) -> list[Hit]:
     """(line index, named groups) of the first ``limit`` places ``signal`` is found
     (``folded``: in any case; ``flat``: in the text with its single line breaks as spaces)."""
-    if signal.needle and signal.needle not in parsed.lowered:
-        return []  # the pattern cannot match without its word: no search
     if flat and signal.where != "text":
         return []
     if signal.where == "text" and signal.words and not any(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from loadertune.explain.literals import required_words
@@ -45,13 +45,15 @@ class Signal:
     where: Where = "text"
     key: bool = False
     min_count: int = 1
-    needle: str = ""  # a lower-case word the text holds wherever the pattern can match
-    compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    ignores_case: bool = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "compiled", re.compile(self.pattern))
-        object.__setattr__(self, "ignores_case", bool(self.compiled.flags & re.IGNORECASE))
+    @functools.cached_property
+    def compiled(self) -> re.Pattern[str]:
+        """The pattern, compiled on first use: a text lacking its `words` never needs it."""
+        return re.compile(self.pattern)
+
+    @functools.cached_property
+    def ignores_case(self) -> bool:
+        return bool(self.compiled.flags & re.IGNORECASE)
 
     @functools.cached_property
     def words(self) -> tuple[str, ...]:
@@ -91,6 +93,7 @@ def raised_in(pattern: str, weight: float = 1.0, *, key: bool = False) -> Signal
 # a library's message as its source writes it: placeholders (f-string fields, %-formats)
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[sdrfi]|\\n")
 QUOTES = "`'\""
+OPTIONAL_QUOTES = str.maketrans({q: f"[{QUOTES}]?" for q in QUOTES})
 SAID_PREFIX = 70  # literal characters matched: enough to tell, short enough for a cut-off paste
 
 
@@ -117,32 +120,14 @@ def said_pattern(message: str) -> str:
     short run of text, quotes and backticks optional (pastes and markdown drop them), and
     only its start (`said_start`), so a message cut off or changed at its end by another
     release still matches."""
-    return _pattern_of(said_start(message))
-
-
-def said_needle(message: str) -> str:
-    """The longest word of the message's start, in lower case: a text without it cannot
-    match the pattern, so the regex need not run."""
-    return _needle_of(said_start(message))
-
-
-OPTIONAL_QUOTES = str.maketrans({q: f"[{QUOTES}]?" for q in QUOTES})
-
-
-def _pattern_of(pieces: list[str]) -> str:
-    return r"(?s:.{0,200}?)".join(phrase(piece).translate(OPTIONAL_QUOTES) for piece in pieces)
-
-
-def _needle_of(pieces: list[str]) -> str:
-    return max(re.findall(r"[a-z_]{3,}", " ".join(pieces).lower()), key=len, default="")
+    return r"(?s:.{0,200}?)".join(phrase(piece).translate(OPTIONAL_QUOTES)
+                                  for piece in said_start(message))
 
 
 def said(messages: tuple[str, ...], weight: float, *, key: bool = True) -> tuple[Signal, ...]:
     """A signal for each of ``messages``, written as the library's source writes it (one
     regex each: a literal start lets the search skip ahead, an alternation of them cannot)."""
-    starts = [said_start(m) for m in messages]
-    return tuple(Signal(_pattern_of(p), weight, "text", key, needle=_needle_of(p))
-                 for p in starts)
+    return tuple(Signal(said_pattern(m), weight, "text", key) for m in messages)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from loadertune.explain.signature import Signature, said
 RAISED_WEIGHT = 4.0  # a library raised this message: the cause, in its own words
 WARNED_WEIGHT = 1.0  # it warned: printed in runs that fail for other reasons too
 WORKER_EXCEPTION = "worker_exception"
+COLLATE_IDS = frozenset(s.id for s in collate.SIGNATURES)
 
 
 def with_library_messages(signature: Signature) -> Signature:
@@ -53,7 +54,7 @@ def with_library_messages(signature: Signature) -> Signature:
     # failures keep the order their own signals give them against it (the corpus settles it)
     explains = signature.explains
     if (signature.id in library_messages.RAISED and WORKER_EXCEPTION not in explains
-            and signature not in collate.SIGNATURES):
+            and signature.id not in COLLATE_IDS):
         explains += (WORKER_EXCEPTION,)
     return dataclasses.replace(
         signature, signals=signature.signals + said_here,
