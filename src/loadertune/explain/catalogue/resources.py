@@ -56,6 +56,11 @@ SIGNATURES: tuple[Signature, ...] = (
               2.5, key=True),
          text(r"(?i)\b(?:i/?o|disk|storage)[- ](?:bound|bottleneck|limited|wait)\b|\biowait\b", 2,
               key=True),
+         # the first epoch slow, the later ones fast: they read from the page cache what the
+         # first had to fetch from the storage
+         text(near(r"\bfirst epoch\b[^.\n]{0,60}\b(?:slow\w*|takes?|took|minutes|hours)\b",
+                   r"\b(?:second|2nd|later|subsequent|following|next|other) epochs?\b[^.\n]{0,80}"
+                   r"\b(?:fast\w*|quick\w*|better|normal|fine|less than)\b", 300), 2.5, key=True),
          # workers in uninterruptible sleep (state D) wait on the disk
          text(r"(?i)\bD[ -]?(?:state|状态)|\buninterruptible (?:sleep|i/?o)\b", 2.5, key=True),
          # loading is slow while the CPUs idle: the workers wait on reads, not on work

@@ -12,6 +12,10 @@ SIGNATURES: tuple[Signature, ...] = (
          text(r"unable to write to file\s*<[^>\n]*torch", 3, key=True),
          text(r"unable to (?:open|mmap)[^\n]*(?:torch_|shared memory)[^\n]*No space left",
               3, key=True),
+         # the message without its errno (a title, a cut log): a full /dev/shm is the other
+         # reading, after the open-file limit
+         text(r"unable to open shared memory object \S+ in read-write mode(?!: )", 1.5, key=True),
+         text(r"(?i)too many open files|\[Errno 24\]", -2.5),
          text(r"No space left on device[^\n]*/dev/shm|/dev/shm[^\n]*No space left", 3,
               key=True),
          exc(r"OSError: \[Errno 28\] No space left on device", 1.5, key=True),
