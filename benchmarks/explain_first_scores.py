@@ -16,13 +16,19 @@ explains them there in a child process. Per batch and for all it prints:
 - known: texts whose cause an earlier batch already held, the ceiling of anything that
   learns only from the reports it has seen.
 
+Then the calibration of the confidence of that day's first cause: its Brier score against
+whether the cause was right, as the day's code gave it and as capped by the record of the
+earlier batches alone (`explain/precision.py`), with both by band of confidence.
+`--write-precision` writes the record of all the batches to the package
+(src/loadertune/explain/first_precision.json), the data `explain` caps confidences with.
 Always exits 0: it measures, it does not gate.
 
-    python benchmarks/explain_first_scores.py
+    python benchmarks/explain_first_scores.py [--write-precision]
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import subprocess
@@ -31,12 +37,17 @@ import tarfile
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "explain_corpus"
 
-# run by the commit's own code: the ids it ranks first (older commits had no `ids()`)
+PRECISION = ROOT / "src" / "loadertune" / "explain" / "first_precision.json"
+BANDS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.01)
+
+# run by the commit's own code: the ids it ranks first (older commits had no `ids()`) and
+# the confidence of the first
 CHILD = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -48,7 +59,10 @@ for body in json.load(sys.stdin):
         ids = e.ids()
     except AttributeError:
         ids = [e.to_dict().get("cause")]
-    out.append([i for i in ids[:3] if i and i != "unknown"])
+    d = e.to_dict()
+    first = (d.get("causes") or [{}])[0]
+    out.append({"ids": [i for i in ids[:3] if i and i != "unknown"],
+                "confidence": d.get("confidence", first.get("confidence"))})
 print(json.dumps(out))
 """
 
@@ -60,6 +74,7 @@ class Text:
     cause: str  # as labelled when the text was added
     body: str
     first: list[str]  # ids the code of that day ranked first
+    confidence: float  # that day's confidence in the first (0 when it named none)
 
 
 def git(*args: str) -> str:
@@ -94,8 +109,8 @@ def first_added() -> dict[str, str]:
     return added
 
 
-def explain_at(commit: str, bodies: list[str]) -> list[list[str]]:
-    """The first ids the code of ``commit`` gives each text."""
+def explain_at(commit: str, bodies: list[str]) -> list[dict[str, object]]:
+    """The first ids the code of ``commit`` gives each text, and its confidence."""
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", commit, "src"],
                              check=True, capture_output=True).stdout
     with tempfile.TemporaryDirectory(prefix="loadertune-replay-") as tmp:
@@ -130,8 +145,8 @@ def replay(batches: dict[str, list[Path]]) -> list[Text]:
             fields, body = parse_entry(git("show", f"{commit}:{rel}"), f"{commit}:{rel}")
             entries.append((split, Path(rel).stem, fields["cause"], body))
         answers = explain_at(f"{commit}^", [body for *_, body in entries])
-        texts += [Text(name, split, cause, body, first)
-                  for (split, name, cause, body), first in zip(entries, answers, strict=True)]
+        texts += [Text(name, split, cause, body, answer["ids"], answer["confidence"] or 0.0)
+                  for (split, name, cause, body), answer in zip(entries, answers, strict=True)]
         print(f"\r  {n}/{len(groups)} imports replayed", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return texts
@@ -171,7 +186,49 @@ def with_similar(texts: list[Text]) -> dict[str, tuple[str | None, bool, bool]]:
     return out
 
 
+def calibration(texts: list[Text]) -> None:
+    """Print the Brier score of the day's confidence in its first cause, as given and as
+    capped by the record of the earlier batches, overall and by band."""
+    from loadertune.explain.precision import ceiling, record_of
+
+    named = [t for t in texts if t.first]
+    capped = {}
+    for split in dict.fromkeys(t.split for t in named):
+        earlier = record_of([(t.first[0], t.cause) for t in named
+                             if int(t.split[5:]) < int(split[5:])])
+        for t in (t for t in named if t.split == split):
+            capped[t.name] = min(t.confidence, ceiling(t.first[0], earlier))
+    right = {t.name: float(t.first[0] == t.cause) for t in named}
+    for label, conf in (("as given", {t.name: t.confidence for t in named}),
+                        ("capped by earlier batches", capped)):
+        brier = sum((conf[n] - right[n]) ** 2 for n in conf) / len(conf)
+        print(f"calibration, {label}: Brier {brier:.3f} over {len(conf)} first causes")
+        for low, high in pairwise(BANDS):
+            band = [n for n in conf if low <= conf[n] < high]
+            if band:
+                print(f"  confidence {low:.2f}-{min(high, 1):.2f}: {len(band):4} texts, "
+                      f"mean {sum(conf[n] for n in band) / len(band):.2f}, "
+                      f"right {sum(right[n] for n in band) / len(band):.2f}")
+
+
+def write_precision(texts: list[Text]) -> None:
+    """Write the record of every batch's first causes to the package."""
+    from loadertune.explain import CATALOGUE
+    from loadertune.explain.precision import record_of
+
+    ids = {s.id for s in CATALOGUE}  # a cause renamed since is left out
+    record = record_of([(t.first[0], t.cause) for t in texts if t.first and t.first[0] in ids])
+    rows = ",\n".join(f"  {json.dumps(cause)}: [{n}, {r}]" for cause, (n, r) in record.items())
+    total = sum(n for n, _ in record.values())
+    PRECISION.write_text(f'{{"texts": {total}, "causes": {{\n{rows}\n}}}}\n', encoding="utf-8")
+    print(f"record of {total} first causes -> {PRECISION}")
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write-precision", action="store_true",
+                        help="write the record of first causes to the package")
+    args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
     if git("rev-parse", "--is-shallow-repository").strip() == "true":
         print("a shallow clone: the replay needs the full history (git fetch --unshallow)")
@@ -191,6 +248,9 @@ def main() -> int:
     print(f"{'all':8} first {first}/{n} ({100 * first / n:.0f} %)  +similar {similar}/{n} "
           f"({100 * similar / n:.0f} %)  listed {listed}/{n} ({100 * listed / n:.0f} %)  "
           f"known {known}/{n} ({100 * known / n:.0f} %)")
+    calibration(texts)
+    if args.write_precision:
+        write_precision(texts)
     return 0
 
 

@@ -47,6 +47,10 @@ def render_match(match: Match, primary: bool) -> Panel:
     basis = ", from similar reports" if match.similar else ""
     body.append("id:      ", style="bold")
     body.append(f"{s.id}, confidence {match.confidence:.0%}{basis}\n", style="dim")
+    if match.record:
+        named, right = match.record
+        body.append(f"         (capped: named first on {named} unseen reports, right {right})\n",
+                    style="dim")
     if s.harmless:
         body.append("probably harmless: ", style="bold green")
         body.append("nothing failed because of these lines\n")

@@ -17,6 +17,7 @@ from typing import Any
 
 from loadertune.explain.catalogue import CATALOGUE
 from loadertune.explain.normalize import Parsed, normalize
+from loadertune.explain.precision import ceiling, shipped_record
 from loadertune.explain.signature import Signal, Signature
 from loadertune.explain.similar import TOKEN, Similar, similar_causes
 
@@ -49,6 +50,7 @@ class Match:
     confidence: float = 0.0
     live: list[Any] = field(default_factory=list)
     similar: Similar | None = None  # set when named by similar reports, not by its signals
+    record: tuple[int, int] | None = None  # (named first, right) when that record capped it
 
     @property
     def detail(self) -> str:
@@ -69,6 +71,8 @@ class Match:
             "details": self.details,
             "basis": "similar reports" if self.similar else "signals",
             "similarity": self.similar.similarity if self.similar else None,
+            "record": ({"named_first": self.record[0], "right": self.record[1]}
+                       if self.record else None),
             "live": [f.to_dict() for f in self.live],
         }
 
@@ -227,7 +231,11 @@ def rank(matches: list[Match]) -> list[Match]:
     matches = causes_before_symptoms(matches)
     total = sum(max(m.score, 0.0) for m in matches)
     for i, m in enumerate(matches):
-        m.confidence = confidence(m.score, total)
+        # no surer than the cause was right when named first on texts never seen before
+        raw, cap = confidence(m.score, total), ceiling(m.signature.id)
+        m.confidence = max(0.01, round(min(raw, cap), 2))
+        if cap < raw:
+            m.record = shipped_record()[m.signature.id]
         if m.signature.fallback:
             m.confidence = min(m.confidence, FALLBACK_CONFIDENCE)
         if i > 0:  # never more sure of a cause ranked below another
