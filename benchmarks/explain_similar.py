@@ -25,14 +25,15 @@ NEAREST = 3  # reports per cause summed by the nearest-reports ranker
 SMOOTHING = 0.1  # naive Bayes' additive smoothing
 
 Ranker = Callable[[str], list[str]]  # a text's causes, best first
+Reports = list[tuple[str, str]]  # (cause, text) of the reports a ranker learns from
+Built = dict[str, object]  # similar_build.build of those reports, made once per batch
 
 
-def nearest_reports(reports: list[tuple[str, str]], causes: set[str]) -> Ranker:
+def nearest_reports(reports: Reports, built: Built, causes: set[str]) -> Ranker:
     """Causes by the summed similarity of their ``NEAREST`` reports most like the text."""
     from loadertune.explain.similar import tokens, weights
-    from loadertune.explain.similar_build import build
 
-    idf = build(reports)["idf"]
+    idf: dict[str, float] = built["idf"]  # type: ignore[assignment]
     vectors = [(cause, weights(tokens(text), idf)) for cause, text in reports if cause in causes]
 
     def rank(text: str) -> list[str]:
@@ -45,12 +46,11 @@ def nearest_reports(reports: list[tuple[str, str]], causes: set[str]) -> Ranker:
     return rank
 
 
-def naive_bayes(reports: list[tuple[str, str]], causes: set[str]) -> Ranker:
+def naive_bayes(reports: Reports, built: Built, causes: set[str]) -> Ranker:
     """Causes by multinomial naive Bayes over the words each report holds (once each)."""
     from loadertune.explain.similar import tokens
-    from loadertune.explain.similar_build import build
 
-    vocabulary = set(build(reports)["idf"])  # type: ignore[arg-type]
+    vocabulary = set(built["idf"])  # type: ignore[call-overload]
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for cause, text in reports:
         counts[cause].update(set(tokens(text)) & vocabulary)
@@ -67,18 +67,18 @@ def naive_bayes(reports: list[tuple[str, str]], causes: set[str]) -> Ranker:
     return rank
 
 
-def centroids(reports: list[tuple[str, str]], causes: set[str]) -> Ranker:
+def centroids(reports: Reports, built: Built, causes: set[str]) -> Ranker:
     """The shipped ranker: one TF-IDF centroid per cause."""
     from loadertune.explain.similar import Model
-    from loadertune.explain.similar_build import build
 
-    model = Model.from_dict(build(reports))
+    model = Model.from_dict(built)
     return lambda text: [s.cause for s in model.rank(text, causes)]
 
 
 def main() -> int:
     from loadertune.explain import CATALOGUE, normalize
     from loadertune.explain.reports import read_entry
+    from loadertune.explain.similar_build import build
 
     entries = [(p.stem, f, normalize(body).text)
                for p in sorted(CORPUS.glob("*.txt")) for f, body in [read_entry(p)]]
@@ -93,8 +93,9 @@ def main() -> int:
         reports = [(f["cause"], body) for _, f, body in entries
                    if f["split"] in before and "unmatched" not in f]
         batch = [(f["cause"], body) for _, f, body in entries if f["split"] == split]
+        built = build(reports)
         for name, make in rankers.items():
-            rank = make(reports, causes)
+            rank = make(reports, built, causes)
             row = [0, 0, 0]
             for cause, body in batch:
                 top = rank(body)[:3]

@@ -7,7 +7,8 @@ text, and the fallback cause only when nothing else matched. A text about loadin
 signature places (nothing, or only the fallback, matched) gets the causes of the most similar
 real reports (`similar`), with a low confidence and the shared words as evidence; so does a
 text whose first cause is only a symptom, below the causes its signals name. No confidence
-exceeds how often its cause was right when named first on texts never seen (`precision`).
+the signals give exceeds how often its cause was right when named first on texts never seen
+(`precision`); the similar reports' own stay at most SIMILAR_CONFIDENCE.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every blind batch of the corpus was explained by the code of its day before any fix
 (`benchmarks/explain_first_scores.py` replays them from the repository's history). For each
 cause that code named first, the table keeps how many times it did and how many of those
-texts had that cause established. A match's confidence is capped at that record, smoothed
+texts had that cause established. A signal match's confidence is capped at that record, smoothed
 towards "no cap" where it is short: measured batch by batch with the record of the earlier
 batches only, the cap brings the confidences of the later batches much closer to how often
 they were right (benchmarks/README.md). The table is data (first_precision.json), rebuilt
